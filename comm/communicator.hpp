@@ -1,0 +1,44 @@
+// communicator.hpp: the MPI wrapper used by everything above comm/: rank/size, global sums in double
+// (one MPI_Allreduce per call, so fused reductions cost one message), and a collective abort.
+// No physics here. Who may call: collective calls (sum, barrier) on all ranks of the communicator.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace emprism {
+
+class Communicator {
+ public:
+  explicit Communicator(MPI_Comm comm = MPI_COMM_WORLD);
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  MPI_Comm handle() const { return comm_; }
+  // In-place global sum of n doubles over all ranks (collective). Time spent is accumulated.
+  void sum(double* values, int n);
+  void barrier();
+  // Any-rank failure: ends every rank (no hang). Does not return.
+  [[noreturn]] void abort(int code);
+  double reduction_seconds() const { return reduction_s_; }
+
+ private:
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+  double reduction_s_ = 0;
+};
+
+// RAII MPI_Init/MPI_Finalize for main(); safe if MPI is already initialised.
+class MpiSession {
+ public:
+  MpiSession(int* argc, char*** argv);
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+
+ private:
+  bool owner_ = false;
+};
+
+}  // namespace emprism

@@ -1,0 +1,51 @@
+// logging.cpp: spdlog set-up with a level-routing sink (see logging.hpp).
+#include "io/logging.hpp"
+
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <memory>
+#include <mutex>
+
+#include "src/errors.hpp"
+
+namespace emprism::io {
+
+namespace {
+
+// info and below to stdout, warn and above to stderr; flushed per line so Slurm logs stay current.
+class RoutingSink : public spdlog::sinks::base_sink<std::mutex> {
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t buf;
+    formatter_->format(msg, buf);
+    std::FILE* out = msg.level >= spdlog::level::warn ? stderr : stdout;
+    std::fwrite(buf.data(), 1, buf.size(), out);
+    std::fflush(out);
+  }
+  void flush_() override {
+    std::fflush(stdout);
+    std::fflush(stderr);
+  }
+};
+
+}  // namespace
+
+void setup_logging(const std::string& level, int rank) {
+  const spdlog::level::level_enum lvl = spdlog::level::from_str(level);
+  if (lvl == spdlog::level::off && level != "off")
+    throw InputError("log.level: unknown level '" + level + "' (use trace, debug, info, warn or error)");
+  auto logger = std::make_shared<spdlog::logger>("emprism", std::make_shared<RoutingSink>());
+  logger->set_pattern(rank == 0 ? "[%Y-%m-%d %H:%M:%S.%e] [%l] %v" : "[%Y-%m-%d %H:%M:%S.%e] [%l] [rank " +
+                                                                         std::to_string(rank) + "] %v");
+  logger->set_level(rank == 0 ? lvl : std::max(lvl, spdlog::level::warn));
+  spdlog::set_default_logger(logger);
+}
+
+void print_error(const std::string& message) {
+  std::fprintf(stderr, "emprism-mpi: ERROR: %s\n", message.c_str());
+  std::fflush(stderr);
+}
+
+}  // namespace emprism::io

@@ -1,0 +1,598 @@
+// toml_config.cpp: the TOML input reader and validator (toml++ 3.x), filling emprism::Config.
+//   parse_config   parse the text, then validate section by section in a fixed order
+//   load_config    read the whole file (C stdio, errno for the reason), then parse_config
+// Helpers (file-local): fail() throws the one InputError; read_* check one key's type and range;
+// Section rejects unknown keys (suggesting the closest known key) and finds required ones.
+// Rules: DESIGN.md section 5. Float keys accept integers (kappa = 1) but never NaN or inf; integer keys never
+// accept floats (max_iter = 100.0 is an error). Messages are one line: control characters in user text are escaped.
+// Convention: (x, y, z, t) = mu 0..3 for extents, sites and momenta (DESIGN.md section 2).
+// Who may call: through io/toml_config.hpp only.
+#include "io/toml_config.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "src/errors.hpp"
+
+namespace emprism::io {
+namespace {
+
+using KeyList = std::vector<std::string_view>;
+
+constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
+constexpr std::int64_t kIntMin = std::numeric_limits<int>::min();
+constexpr const char* kExtentNames[4] = {"Lx", "Ly", "Lz", "Lt"};
+constexpr const char* kCoordNames[4] = {"x", "y", "z", "t"};
+
+[[noreturn]] void fail(const std::string& path, const std::string& reason) { throw InputError(path + ": " + reason); }
+
+// User text made safe for a one-line message: control characters become escapes.
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::string quoted(std::string_view text) { return "'" + printable(text) + "'"; }
+
+// Shortest round-trip form: -0.1 prints as "-0.1", not "-0.10000000000000001".
+std::string format_double(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  const auto result = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, result.ptr);
+}
+
+std::string type_name(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::table:
+      return "table";
+    case toml::node_type::array:
+      return "array";
+    case toml::node_type::string:
+      return "string";
+    case toml::node_type::integer:
+      return "integer";
+    case toml::node_type::floating_point:
+      return "float";
+    case toml::node_type::boolean:
+      return "boolean";
+    case toml::node_type::date:
+      return "date";
+    case toml::node_type::time:
+      return "time";
+    case toml::node_type::date_time:
+      return "date-time";
+    default:
+      return "nothing";
+  }
+}
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Optimal-string-alignment distance: insertions, deletions, substitutions and adjacent transpositions cost 1.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  const std::size_t n = a.size(), m = b.size();
+  std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
+  for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= n; ++i) {
+    for (std::size_t j = 1; j <= m; ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[n][m];
+}
+
+// The known word closest to given: edit distance <= 2 (case-insensitive, first of equals wins), otherwise a
+// known word of 3+ characters that is a prefix of given or vice versa ("tolerance" -> "tol", "warning" -> "warn").
+std::optional<std::string_view> closest(std::string_view given, const KeyList& known) {
+  const std::string g = lower(given);
+  std::optional<std::string_view> best;
+  std::size_t best_distance = 3;
+  for (std::string_view k : known) {
+    const std::string kl = lower(k);
+    const std::size_t d = edit_distance(g, kl);
+    if (d < best_distance && d < kl.size()) {
+      best = k;
+      best_distance = d;
+    }
+  }
+  if (best) return best;
+  for (std::string_view k : known) {
+    const std::string kl = lower(k);
+    const std::size_t shorter = std::min(g.size(), kl.size());
+    if (shorter >= 3 && g.compare(0, shorter, kl, 0, shorter) == 0) return k;
+  }
+  return std::nullopt;
+}
+
+std::string did_you_mean(std::string_view given, const KeyList& known) {
+  const auto suggestion = closest(given, known);
+  return suggestion ? " (did you mean '" + std::string(*suggestion) + "'?)" : "";
+}
+
+// ---- scalar readers: type first, then value ----
+
+std::int64_t read_integer(const toml::node& node, const std::string& path) {
+  if (!node.is_integer()) fail(path, "expected an integer, got " + type_name(node));
+  return node.as_integer()->get();
+}
+
+// An integer in [lo, hi]; the message says the bound that was broken.
+std::int64_t read_integer_in(const toml::node& node, const std::string& path, std::int64_t lo, std::int64_t hi) {
+  const std::int64_t v = read_integer(node, path);
+  if (v >= lo && v <= hi) return v;
+  const bool lower_bound_only = (hi == kIntMax || hi == std::numeric_limits<std::int64_t>::max()) && lo != kIntMin;
+  std::string rule;
+  if (!lower_bound_only) {
+    rule = "must be in " + std::to_string(lo) + ".." + std::to_string(hi);
+  } else if (v > hi) {
+    rule = "must be <= " + std::to_string(hi);
+  } else {
+    rule = lo == 1 ? std::string("must be > 0") : "must be >= " + std::to_string(lo);
+  }
+  fail(path, rule + ", got " + std::to_string(v));
+}
+
+int read_int(const toml::node& node, const std::string& path, std::int64_t lo, std::int64_t hi) {
+  return static_cast<int>(read_integer_in(node, path, lo, hi));
+}
+
+std::uint64_t read_seed(const toml::node& node, const std::string& path) {
+  return static_cast<std::uint64_t>(read_integer_in(node, path, 0, std::numeric_limits<std::int64_t>::max()));
+}
+
+// A finite float; integers are accepted and converted.
+double read_float(const toml::node& node, const std::string& path) {
+  double v = 0.0;
+  if (node.is_integer()) {
+    v = static_cast<double>(node.as_integer()->get());
+  } else if (node.is_floating_point()) {
+    v = node.as_floating_point()->get();
+  } else {
+    fail(path, "expected a float, got " + type_name(node));
+  }
+  if (!std::isfinite(v)) fail(path, "must be finite, got " + format_double(v));
+  return v;
+}
+
+bool read_bool(const toml::node& node, const std::string& path) {
+  if (!node.is_boolean()) fail(path, "expected a boolean, got " + type_name(node));
+  return node.as_boolean()->get();
+}
+
+std::string read_string(const toml::node& node, const std::string& path) {
+  if (!node.is_string()) fail(path, "expected a string, got " + type_name(node));
+  return node.as_string()->get();
+}
+
+template <typename E>
+E read_choice(const toml::node& node, const std::string& path,
+              const std::vector<std::pair<std::string_view, E>>& choices) {
+  const std::string v = read_string(node, path);
+  KeyList names;
+  std::string listed;
+  for (const auto& [name, value] : choices) {
+    if (v == name) return value;
+    names.push_back(name);
+    listed += (listed.empty() ? "'" : ", '") + std::string(name) + "'";
+  }
+  fail(path, "must be one of " + listed + ", got " + quoted(v) + did_you_mean(v, names));
+}
+
+// An array of exactly count elements; what describes them for the message ("4 integers").
+const toml::array& read_array(const toml::node& node, const std::string& path, std::size_t count,
+                              const std::string& what) {
+  if (!node.is_array()) fail(path, "expected an array of " + what + ", got " + type_name(node));
+  const toml::array& array = *node.as_array();
+  if (array.size() != count)
+    fail(path, "expected an array of " + what + ", got " + std::to_string(array.size()) +
+                   (array.size() == 1 ? " element" : " elements"));
+  return array;
+}
+
+std::string element_path(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+std::array<std::int64_t, 4> read_int4(const toml::node& node, const std::string& path) {
+  const toml::array& array = read_array(node, path, 4, "4 integers");
+  std::array<std::int64_t, 4> out{};
+  for (std::size_t mu = 0; mu < 4; ++mu) out[mu] = read_integer(*array.get(mu), element_path(path, mu));
+  return out;
+}
+
+std::array<double, 4> read_float4(const toml::node& node, const std::string& path) {
+  const toml::array& array = read_array(node, path, 4, "4 floats");
+  std::array<double, 4> out{};
+  for (std::size_t mu = 0; mu < 4; ++mu) out[mu] = read_float(*array.get(mu), element_path(path, mu));
+  return out;
+}
+
+// ---- tables ----
+
+// One TOML table (possibly absent) and its key path.
+class Section {
+ public:
+  Section(const toml::table* table, std::string path) : table_(table), path_(std::move(path)) {}
+
+  const std::string& path() const { return path_; }
+
+  std::string key_path(std::string_view key) const {
+    return path_.empty() ? printable(key) : path_ + "." + printable(key);
+  }
+
+  const toml::node* get(std::string_view key) const { return table_ ? table_->get(key) : nullptr; }
+
+  const toml::node& require(std::string_view key) const {
+    const toml::node* node = get(key);
+    if (!node) fail(key_path(key), "required key is missing");
+    return *node;
+  }
+
+  // The key not in allowed that comes first in the file, or null.
+  const toml::key* first_key_not_in(const KeyList& allowed) const {
+    if (!table_) return nullptr;
+    const toml::key* first = nullptr;
+    for (auto&& [key, node] : *table_) {
+      (void)node;
+      if (std::find(allowed.begin(), allowed.end(), key.str()) != allowed.end()) continue;
+      if (!first || before(key, *first)) first = &key;
+    }
+    return first;
+  }
+
+  void reject_unknown(const KeyList& known) const {
+    if (const toml::key* key = first_key_not_in(known))
+      fail(key_path(key->str()), "unknown key" + did_you_mean(key->str(), known));
+  }
+
+ private:
+  static bool before(const toml::key& a, const toml::key& b) {
+    const auto& pa = a.source().begin;
+    const auto& pb = b.source().begin;
+    return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
+  }
+
+  const toml::table* table_;
+  std::string path_;
+};
+
+// A top-level section: absent is fine (all defaults), anything but a table is an error.
+Section section(const toml::table& root, std::string_view key) {
+  const toml::node* node = root.get(key);
+  if (node && !node->is_table()) fail(std::string(key), "expected a table, got " + type_name(*node));
+  return Section(node ? node->as_table() : nullptr, std::string(key));
+}
+
+void read_lattice(const Section& s, LatticeConfig& out) {
+  s.reject_unknown({"extents"});
+  const std::string path = s.key_path("extents");
+  const auto extents = read_int4(s.require("extents"), path);
+  for (int mu = 0; mu < 4; ++mu) {
+    const std::string named = std::string(kExtentNames[mu]) + " = " + std::to_string(extents[mu]);
+    if (extents[mu] < 2) fail(path, named + " is too small; every extent must be even and >= 2");
+    if (extents[mu] > kIntMax) fail(path, named + " is too large; every extent must be <= " + std::to_string(kIntMax));
+    if (extents[mu] % 2 != 0) fail(path, named + " is odd; every extent must be even");
+    out.extents[mu] = static_cast<int>(extents[mu]);
+  }
+}
+
+void read_gauge(const Section& s, GaugeConfig& out) {
+  s.reject_unknown({"source", "width", "seed"});
+  if (const auto* n = s.get("source"))
+    out.source = read_choice<GaugeSource>(*n, s.key_path("source"),
+                                          {{"unit", GaugeSource::Unit}, {"random", GaugeSource::Random}});
+  if (const auto* n = s.get("width")) {
+    out.width = read_float(*n, s.key_path("width"));
+    if (out.width < 0.0 || out.width > 1.0)
+      fail(s.key_path("width"), "must be in [0, 1], got " + format_double(out.width));
+  }
+  if (const auto* n = s.get("seed")) out.seed = read_seed(*n, s.key_path("seed"));
+}
+
+void read_dirac(const Section& s, DiracConfig& out) {
+  s.reject_unknown({"kappa", "csw", "theta_over_pi"});
+  out.kappa = read_float(s.require("kappa"), s.key_path("kappa"));
+  if (!(out.kappa > 0.0)) fail(s.key_path("kappa"), "must be > 0, got " + format_double(out.kappa));
+  if (const auto* n = s.get("csw")) {
+    out.csw = read_float(*n, s.key_path("csw"));
+    if (out.csw < 0.0) fail(s.key_path("csw"), "must be >= 0, got " + format_double(out.csw));
+  }
+  if (const auto* n = s.get("theta_over_pi")) out.theta_over_pi = read_float4(*n, s.key_path("theta_over_pi"));
+}
+
+double read_tol(const toml::node& node, const std::string& path) {
+  const double tol = read_float(node, path);
+  if (!(tol > 0.0 && tol < 1.0)) fail(path, "must be > 0 and < 1, got " + format_double(tol));
+  return tol;
+}
+
+void read_solver(const Section& s, SolverConfig& out) {
+  s.reject_unknown({"precision", "tol", "max_iter"});
+  if (const auto* n = s.get("precision"))
+    out.precision = read_choice<Precision>(*n, s.key_path("precision"),
+                                           {{"single", Precision::Single}, {"double", Precision::Double}, {"mixed", Precision::Mixed}});
+  if (const auto* n = s.get("tol")) out.tol = read_tol(*n, s.key_path("tol"));
+  if (const auto* n = s.get("max_iter")) out.max_iter = read_int(*n, s.key_path("max_iter"), 1, kIntMax);
+}
+
+void read_output(const Section& s, OutputConfig& out) {
+  s.reject_unknown({"file", "overwrite", "write_gauge"});
+  out.file = read_string(s.require("file"), s.key_path("file"));
+  if (out.file.empty()) fail(s.key_path("file"), "must not be empty");
+  if (out.file.find('\0') != std::string::npos) fail(s.key_path("file"), "must not contain a NUL character");
+  if (const auto* n = s.get("overwrite")) out.overwrite = read_bool(*n, s.key_path("overwrite"));
+  if (const auto* n = s.get("write_gauge")) out.write_gauge = read_bool(*n, s.key_path("write_gauge"));
+}
+
+void read_log(const Section& s, LogConfig& out) {
+  s.reject_unknown({"level", "progress_every"});
+  if (const auto* n = s.get("level"))
+    out.level = std::string(read_choice<std::string_view>(
+        *n, s.key_path("level"),
+        {{"trace", "trace"}, {"debug", "debug"}, {"info", "info"}, {"warn", "warn"}, {"error", "error"}}));
+  if (const auto* n = s.get("progress_every"))
+    out.progress_every = read_int(*n, s.key_path("progress_every"), 1, kIntMax);
+}
+
+void read_metrics(const Section& s, MetricsConfig& out) {
+  s.reject_unknown({"peak"});
+  if (const auto* n = s.get("peak")) out.peak = read_bool(*n, s.key_path("peak"));
+}
+
+// ---- [[solve]] ----
+
+const KeyList kSolveCommonKeys = {"name", "type", "tol", "max_iter"};
+const KeyList kPointKeys = {"site", "spin", "colour"};
+const KeyList kRandomKeys = {"seed", "distribution"};
+const KeyList kPlaneWaveKeys = {"momentum", "spinor"};
+
+std::string_view kind_name(SourceKind kind) {
+  switch (kind) {
+    case SourceKind::Point:
+      return "point";
+    case SourceKind::Random:
+      return "random";
+    default:
+      return "plane_wave";
+  }
+}
+
+const KeyList& kind_keys(SourceKind kind) {
+  switch (kind) {
+    case SourceKind::Point:
+      return kPointKeys;
+    case SourceKind::Random:
+      return kRandomKeys;
+    default:
+      return kPlaneWaveKeys;
+  }
+}
+
+// Keys of the solve's own type and the common ones are allowed; a key of another type says which type it belongs to.
+void reject_unknown_solve_keys(const Section& s, SourceKind kind) {
+  KeyList allowed = kSolveCommonKeys;
+  const KeyList& own = kind_keys(kind);
+  allowed.insert(allowed.end(), own.begin(), own.end());
+  const toml::key* key = s.first_key_not_in(allowed);
+  if (!key) return;
+  for (SourceKind other : {SourceKind::Point, SourceKind::Random, SourceKind::PlaneWave}) {
+    const KeyList& keys = kind_keys(other);
+    if (std::find(keys.begin(), keys.end(), key->str()) != keys.end())
+      fail(s.key_path(key->str()), "not allowed for type '" + std::string(kind_name(kind)) + "' (it belongs to type '" +
+                                       std::string(kind_name(other)) + "')");
+  }
+  fail(s.key_path(key->str()), "unknown key" + did_you_mean(key->str(), allowed));
+}
+
+bool valid_name(const std::string& name) {
+  if (name.empty()) return false;
+  if (name.find_first_not_of('.') == std::string::npos)
+    return false;  // names of dots only ("." and "..") read as path steps
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == '-';
+  });
+}
+
+void read_point(const Section& s, const LatticeConfig& lattice, SolveConfig& out) {
+  if (const auto* n = s.get("site")) {
+    const std::string path = s.key_path("site");
+    const auto site = read_int4(*n, path);
+    for (int mu = 0; mu < 4; ++mu) {
+      if (site[mu] < 0 || site[mu] >= lattice.extents[mu])
+        fail(path, std::string(kCoordNames[mu]) + " = " + std::to_string(site[mu]) + " is outside the lattice (0 <= " +
+                       kCoordNames[mu] + " < " + kExtentNames[mu] + " = " + std::to_string(lattice.extents[mu]) + ")");
+      out.site[mu] = static_cast<int>(site[mu]);
+    }
+  }
+  if (const auto* n = s.get("spin")) out.spin = read_int(*n, s.key_path("spin"), 0, 3);
+  if (const auto* n = s.get("colour")) out.colour = read_int(*n, s.key_path("colour"), 0, 2);
+}
+
+void read_random(const Section& s, SolveConfig& out) {
+  if (const auto* n = s.get("seed")) out.seed = read_seed(*n, s.key_path("seed"));
+  if (const auto* n = s.get("distribution"))
+    out.noise = read_choice<NoiseKind>(*n, s.key_path("distribution"),
+                                       {{"gaussian", NoiseKind::Gaussian}, {"z2", NoiseKind::Z2}});
+}
+
+void read_plane_wave(const Section& s, SolveConfig& out) {
+  if (const auto* n = s.get("momentum")) {
+    const std::string path = s.key_path("momentum");
+    const toml::array& array = read_array(*n, path, 4, "4 integers");
+    for (std::size_t mu = 0; mu < 4; ++mu)
+      out.momentum[mu] = read_int(*array.get(mu), element_path(path, mu), kIntMin, kIntMax);
+  }
+  const std::string path = s.key_path("spinor");
+  const toml::array& spinor = read_array(s.require("spinor"), path, 12, "12 [re, im] pairs");
+  bool all_zero = true;
+  for (std::size_t k = 0; k < 12; ++k) {
+    const std::string pair_path = element_path(path, k);
+    const toml::node& entry = *spinor.get(k);
+    const toml::array& pair = read_array(entry, pair_path, 2, "2 floats [re, im]");
+    const double re = read_float(*pair.get(0), element_path(pair_path, 0));
+    const double im = read_float(*pair.get(1), element_path(pair_path, 1));
+    out.spinor[k] = {re, im};
+    if (re != 0.0 || im != 0.0) all_zero = false;
+  }
+  if (all_zero) fail(path, "must not be all zero");
+}
+
+struct NameUse {
+  std::string name;
+  bool is_default;
+};
+
+void read_solves(const toml::table& root, const LatticeConfig& lattice, std::vector<SolveConfig>& out) {
+  const toml::node* node = root.get("solve");
+  if (!node) fail("solve", "required key is missing (add at least one [[solve]] table)");
+  if (!node->is_array()) fail("solve", "expected an array of tables ([[solve]]), got " + type_name(*node));
+  const toml::array& solves = *node->as_array();
+  if (solves.empty()) fail("solve", "at least one [[solve]] table is required");
+
+  std::vector<NameUse> names;
+  for (std::size_t i = 0; i < solves.size(); ++i) {
+    const std::string path = element_path("solve", i);
+    const toml::node& entry = *solves.get(i);
+    if (!entry.is_table()) fail(path, "expected a table, got " + type_name(entry));
+    const Section s(entry.as_table(), path);
+    SolveConfig solve;
+
+    solve.kind = read_choice<SourceKind>(
+        s.require("type"), s.key_path("type"),
+        {{"point", SourceKind::Point}, {"random", SourceKind::Random}, {"plane_wave", SourceKind::PlaneWave}});
+    reject_unknown_solve_keys(s, solve.kind);
+
+    const bool named = s.get("name") != nullptr;
+    if (named) {
+      solve.name = read_string(*s.get("name"), s.key_path("name"));
+      if (!valid_name(solve.name))
+        fail(s.key_path("name"), quoted(solve.name) +
+                                     " is not a valid name; use letters, digits, '_', '.', '-' "
+                                     "(not only dots)");
+    } else {
+      solve.name = "solve" + std::to_string(i);
+    }
+    for (std::size_t j = 0; j < names.size(); ++j) {
+      if (names[j].name != solve.name) continue;
+      const std::string user = element_path("solve", j);
+      if (named)
+        fail(s.key_path("name"),
+             quoted(solve.name) + " is used by " + user + (names[j].is_default ? " (its default name)" : ""));
+      fail(s.key_path("name"),
+           "default name " + quoted(solve.name) + " is used by " + user + "; give " + path + " a name");
+    }
+    names.push_back({solve.name, !named});
+
+    if (const auto* n = s.get("tol")) solve.tol = read_tol(*n, s.key_path("tol"));
+    if (const auto* n = s.get("max_iter")) solve.max_iter = read_int(*n, s.key_path("max_iter"), 1, kIntMax);
+
+    switch (solve.kind) {
+      case SourceKind::Point:
+        read_point(s, lattice, solve);
+        break;
+      case SourceKind::Random:
+        read_random(s, solve);
+        break;
+      case SourceKind::PlaneWave:
+        read_plane_wave(s, solve);
+        break;
+    }
+    out.push_back(std::move(solve));
+  }
+}
+
+toml::table parse_toml(std::string_view text, const std::string& origin_path) {
+  const std::string origin = origin_path.empty() ? "<input>" : origin_path;
+  auto syntax_error = [&](const toml::parse_error& e) {
+    const auto& begin = e.source().begin;
+    return InputError(printable(origin) + ":" + std::to_string(begin.line) + ":" + std::to_string(begin.column) +
+                      ": TOML syntax error: " + printable(e.description()));
+  };
+#if TOML_EXCEPTIONS
+  try {
+    return toml::parse(text, origin);
+  } catch (const toml::parse_error& e) {
+    throw syntax_error(e);
+  }
+#else
+  toml::parse_result result = toml::parse(text, origin);
+  if (!result) throw syntax_error(result.error());
+  return std::move(result).table();
+#endif
+}
+
+}  // namespace
+
+Config parse_config(std::string_view toml_text, const std::string& origin_path) {
+  const toml::table root = parse_toml(toml_text, origin_path);
+  Config config;
+  config.input_text = std::string(toml_text);
+  config.input_path = origin_path;
+
+  Section(&root, "").reject_unknown({"lattice", "gauge", "dirac", "solver", "output", "log", "metrics", "solve"});
+  read_lattice(section(root, "lattice"), config.lattice);
+  read_gauge(section(root, "gauge"), config.gauge);
+  read_dirac(section(root, "dirac"), config.dirac);
+  read_solver(section(root, "solver"), config.solver);
+  read_output(section(root, "output"), config.output);
+  read_log(section(root, "log"), config.log);
+  read_metrics(section(root, "metrics"), config.metrics);
+  read_solves(root, config.lattice, config.solves);
+  return config;
+}
+
+Config load_config(const std::string& path) {
+  auto cannot_read = [&](int err) { return InputError(path + ": cannot read input file: " + std::strerror(err)); };
+  errno = 0;
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) throw cannot_read(errno != 0 ? errno : ENOENT);
+  std::string text;
+  char buf[65536];
+  std::size_t got = 0;
+  while ((got = std::fread(buf, 1, sizeof buf, file)) > 0) text.append(buf, got);
+  const int read_errno = errno;
+  const bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed) throw cannot_read(read_errno != 0 ? read_errno : EIO);
+  return parse_config(text, path);
+}
+
+}  // namespace emprism::io

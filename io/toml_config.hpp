@@ -1,0 +1,27 @@
+// toml_config.hpp: the TOML input reader. Turns the input file into a checked emprism::Config.
+//   parse_config  parse TOML text and validate every key (DESIGN.md section 5)
+//   load_config   read a file, then parse_config
+// Every failure throws one emprism::InputError whose what() is one line starting with the full key path
+// ("solve[1].spin: expected an integer, got string") or, for syntax errors, "<file>:<line>:<col>: TOML syntax error:
+// ...". The first error found is reported: top-level unknown keys, then [lattice], [gauge], [dirac], [solver],
+// [output], [log], [metrics], [[solve]] in that order; inside a table unknown keys come before values. Convention:
+// extents, sites and momenta are (x, y, z, t) = mu 0..3 (DESIGN.md section 2). Who may call: main (once, before any
+// work) and tests; no MPI, no logging.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "src/config.hpp"
+
+namespace emprism::io {
+
+// Parses and validates toml_text. origin_path names the text in syntax errors and is stored in Config::input_path;
+// Config::input_text receives toml_text unchanged. Throws InputError.
+Config parse_config(std::string_view toml_text, const std::string& origin_path);
+
+// Reads the file at path and parses it. A missing or unreadable file throws
+// InputError("<path>: cannot read input file: <reason>").
+Config load_config(const std::string& path);
+
+}  // namespace emprism::io

@@ -1,0 +1,118 @@
+// blas.hpp: per-site BLAS-1 functors on spinor fields of one parity. Reductions return Sums<N> in double
+// whatever the field precision (the backend adds them in a fixed order, so results are reproducible).
+// Aliasing: y may alias x only where noted. Who may call: the backends through kernels/launch.hpp.
+#pragma once
+
+#include "kernels/views.hpp"
+
+namespace emprism {
+
+template <int N>
+struct Sums {
+  double v[N];
+};
+
+template <typename R>
+EMPRISM_HD inline double site_norm2(const Spinor<R>& a) {
+  double n = 0;
+  for (int s = 0; s < 4; ++s)
+    for (int c = 0; c < 3; ++c) n += double(a.s[s].c[c].re) * a.s[s].c[c].re + double(a.s[s].c[c].im) * a.s[s].c[c].im;
+  return n;
+}
+
+// <a, b> = sum conj(a) b, in double.
+template <typename R>
+EMPRISM_HD inline Sums<2> site_dot(const Spinor<R>& a, const Spinor<R>& b) {
+  Sums<2> d{{0, 0}};
+  for (int s = 0; s < 4; ++s)
+    for (int c = 0; c < 3; ++c) {
+      const Complex<R> x = a.s[s].c[c], y = b.s[s].c[c];
+      d.v[0] += double(x.re) * y.re + double(x.im) * y.im;
+      d.v[1] += double(x.re) * y.im - double(x.im) * y.re;
+    }
+  return d;
+}
+
+template <typename R>
+struct ZeroFunctor {
+  SpinorView<R> y;
+  EMPRISM_HD void operator()(int i) const { y.store(i, zero_spinor<R>()); }
+};
+
+// y = x, with precision conversion (Rin may differ from Rout).
+template <typename Rout, typename Rin>
+struct ConvertFunctor {
+  SpinorView<Rout> y;
+  SpinorView<Rin> x;
+  EMPRISM_HD void operator()(int i) const {
+    const Spinor<Rin> a = x.load(i);
+    Spinor<Rout> b;
+    for (int s = 0; s < 4; ++s)
+      for (int c = 0; c < 3; ++c) b.s[s].c[c] = {Rout(a.s[s].c[c].re), Rout(a.s[s].c[c].im)};
+    y.store(i, b);
+  }
+};
+
+// y = a x + b y (y may alias x).
+template <typename R>
+struct AxpbyFunctor {
+  SpinorView<R> x, y;
+  R a, b;
+  EMPRISM_HD void operator()(int i) const { y.store(i, a * x.load(i) + b * y.load(i)); }
+};
+
+// y += a x, with x of precision Rx (mixed-precision correction updates).
+template <typename R, typename Rx>
+struct AxpyFunctor {
+  SpinorView<Rx> x;
+  SpinorView<R> y;
+  R a;
+  EMPRISM_HD void operator()(int i) const {
+    const Spinor<Rx> xs = x.load(i);
+    Spinor<R> ys = y.load(i);
+    for (int s = 0; s < 4; ++s)
+      for (int c = 0; c < 3; ++c) {
+        ys.s[s].c[c].re += a * R(xs.s[s].c[c].re);
+        ys.s[s].c[c].im += a * R(xs.s[s].c[c].im);
+      }
+    y.store(i, ys);
+  }
+};
+
+template <typename R>
+struct Norm2Functor {
+  SpinorView<R> x;
+  EMPRISM_HD Sums<1> operator()(int i) const { return Sums<1>{{site_norm2(x.load(i))}}; }
+};
+
+template <typename R>
+struct DotFunctor {
+  SpinorView<R> x, y;
+  EMPRISM_HD Sums<2> operator()(int i) const { return site_dot(x.load(i), y.load(i)); }
+};
+
+// r = b - r (in place), returns |r|^2 (residual from b and M x held in r).
+template <typename R>
+struct ResidualFunctor {
+  SpinorView<R> b, r;
+  EMPRISM_HD Sums<1> operator()(int i) const {
+    const Spinor<R> v = b.load(i) - r.load(i);
+    r.store(i, v);
+    return Sums<1>{{site_norm2(v)}};
+  }
+};
+
+// The CG update: x += alpha p, r -= alpha w; returns |r|^2.
+template <typename R>
+struct CgUpdateFunctor {
+  SpinorView<R> x, p, r, w;
+  R alpha;
+  EMPRISM_HD Sums<1> operator()(int i) const {
+    x.store(i, x.load(i) + alpha * p.load(i));
+    const Spinor<R> rn = r.load(i) - alpha * w.load(i);
+    r.store(i, rn);
+    return Sums<1>{{site_norm2(rn)}};
+  }
+};
+
+}  // namespace emprism

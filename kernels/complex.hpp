@@ -1,0 +1,70 @@
+// complex.hpp: a minimal trivially-copyable complex type usable in host and device code
+// (std::complex is not device code). Layout {re, im}, the same as the h5py compound {r, i}.
+// Who may call: kernels and host code alike.
+#pragma once
+
+#include "kernels/backend/defs.hpp"
+
+namespace emprism {
+
+template <typename R>
+struct Complex {
+  R re, im;
+};
+
+template <typename R>
+EMPRISM_HD inline Complex<R> make_complex(R re, R im) {
+  return Complex<R>{re, im};
+}
+template <typename R>
+EMPRISM_HD inline Complex<R> operator+(Complex<R> a, Complex<R> b) {
+  return {a.re + b.re, a.im + b.im};
+}
+template <typename R>
+EMPRISM_HD inline Complex<R> operator-(Complex<R> a, Complex<R> b) {
+  return {a.re - b.re, a.im - b.im};
+}
+template <typename R>
+EMPRISM_HD inline Complex<R> operator-(Complex<R> a) {
+  return {-a.re, -a.im};
+}
+template <typename R>
+EMPRISM_HD inline Complex<R> operator*(Complex<R> a, Complex<R> b) {
+  return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+template <typename R>
+EMPRISM_HD inline Complex<R> operator*(R s, Complex<R> a) {
+  return {s * a.re, s * a.im};
+}
+template <typename R>
+EMPRISM_HD inline Complex<R>& operator+=(Complex<R>& a, Complex<R> b) {
+  a.re += b.re;
+  a.im += b.im;
+  return a;
+}
+template <typename R>
+EMPRISM_HD inline Complex<R>& operator-=(Complex<R>& a, Complex<R> b) {
+  a.re -= b.re;
+  a.im -= b.im;
+  return a;
+}
+template <typename R>
+EMPRISM_HD inline Complex<R> conj(Complex<R> a) {
+  return {a.re, -a.im};
+}
+// conj(a) * b
+template <typename R>
+EMPRISM_HD inline Complex<R> conj_mul(Complex<R> a, Complex<R> b) {
+  return {a.re * b.re + a.im * b.im, a.re * b.im - a.im * b.re};
+}
+// i * a
+template <typename R>
+EMPRISM_HD inline Complex<R> times_i(Complex<R> a) {
+  return {-a.im, a.re};
+}
+template <typename R>
+EMPRISM_HD inline R norm2(Complex<R> a) {
+  return a.re * a.re + a.im * a.im;
+}
+
+}  // namespace emprism

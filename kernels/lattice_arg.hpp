@@ -1,0 +1,49 @@
+// lattice_arg.hpp: the index arithmetic a kernel needs, as a trivially-copyable struct (no tables, so no
+// index bytes are read): even-odd (checkerboard) index <-> local coordinates, neighbours, boundary crossings.
+// Convention (DESIGN.md section 2): x fastest, t slowest; parity = (x+y+z+t) mod 2 in *global* coordinates;
+// within a parity, cb = lex / 2 with lex = x + Lx (y + Ly (z + Lz t)) the local lexicographic index
+// (local Lx is even, so the two sites of each x-pair have opposite parity).
+// Built by src/geometry.cpp; who may call: kernels and host code alike.
+#pragma once
+
+#include "kernels/backend/defs.hpp"
+
+namespace emprism {
+
+struct LatticeArg {
+  int l[4];       // local extents
+  int g[4];       // global extents
+  int origin[4];  // global coordinates of local site (0,0,0,0)
+  int vh;         // local sites per parity
+
+  EMPRISM_HD int origin_parity() const { return (origin[0] + origin[1] + origin[2] + origin[3]) & 1; }
+
+  // Local coordinates of checkerboard site cb of the given (global) parity.
+  EMPRISM_HD void coords(int cb, int parity, int x[4]) const {
+    const int lxh = l[0] / 2;
+    int r = cb / lxh;
+    const int xh = cb - r * lxh;
+    x[1] = r % l[1];
+    r /= l[1];
+    x[2] = r % l[2];
+    x[3] = r / l[2];
+    const int odd_row = (x[1] + x[2] + x[3] + origin_parity() + parity) & 1;
+    x[0] = 2 * xh + odd_row;
+  }
+
+  EMPRISM_HD int cb_index(const int x[4]) const { return (x[0] + l[0] * (x[1] + l[1] * (x[2] + l[2] * x[3]))) / 2; }
+
+  // Checkerboard index of x + dir * mu-hat (dir = +1 or -1), wrapping locally; sets `crosses` when the hop
+  // crosses the global boundary (where the fermion phase applies).
+  EMPRISM_HD int neighbour(const int x[4], int mu, int dir, bool& crosses) const {
+    int y[4] = {x[0], x[1], x[2], x[3]};
+    y[mu] += dir;
+    const int gy = origin[mu] + y[mu];
+    crosses = (gy < 0) || (gy >= g[mu]);
+    if (y[mu] < 0) y[mu] += l[mu];
+    if (y[mu] >= l[mu]) y[mu] -= l[mu];
+    return cb_index(y);
+  }
+};
+
+}  // namespace emprism

@@ -1,0 +1,114 @@
+// su3.hpp: colour vectors and 3x3 complex matrices (gauge links) with the products the stencil needs.
+// Convention: U.e[row][col]; a link U_mu(x) maps colour vectors at x+mu to x (DESIGN.md section 2).
+// Who may call: kernels and host code alike.
+#pragma once
+
+#include "kernels/complex.hpp"
+
+namespace emprism {
+
+template <typename R>
+struct ColorVec {
+  Complex<R> c[3];
+};
+
+template <typename R>
+struct SU3 {
+  Complex<R> e[3][3];
+};
+
+template <typename R>
+EMPRISM_HD inline ColorVec<R> zero_color() {
+  ColorVec<R> v;
+  for (int a = 0; a < 3; ++a) v.c[a] = {R(0), R(0)};
+  return v;
+}
+
+template <typename R>
+EMPRISM_HD inline ColorVec<R> operator+(const ColorVec<R>& a, const ColorVec<R>& b) {
+  ColorVec<R> r;
+  for (int i = 0; i < 3; ++i) r.c[i] = a.c[i] + b.c[i];
+  return r;
+}
+template <typename R>
+EMPRISM_HD inline ColorVec<R> operator-(const ColorVec<R>& a, const ColorVec<R>& b) {
+  ColorVec<R> r;
+  for (int i = 0; i < 3; ++i) r.c[i] = a.c[i] - b.c[i];
+  return r;
+}
+template <typename R>
+EMPRISM_HD inline ColorVec<R> operator*(Complex<R> s, const ColorVec<R>& a) {
+  ColorVec<R> r;
+  for (int i = 0; i < 3; ++i) r.c[i] = s * a.c[i];
+  return r;
+}
+template <typename R>
+EMPRISM_HD inline ColorVec<R> times_i(const ColorVec<R>& a) {
+  ColorVec<R> r;
+  for (int i = 0; i < 3; ++i) r.c[i] = times_i(a.c[i]);
+  return r;
+}
+template <typename R>
+EMPRISM_HD inline ColorVec<R> operator-(const ColorVec<R>& a) {
+  ColorVec<R> r;
+  for (int i = 0; i < 3; ++i) r.c[i] = -a.c[i];
+  return r;
+}
+
+// U v
+template <typename R>
+EMPRISM_HD inline ColorVec<R> operator*(const SU3<R>& u, const ColorVec<R>& v) {
+  ColorVec<R> r;
+  for (int i = 0; i < 3; ++i) r.c[i] = u.e[i][0] * v.c[0] + u.e[i][1] * v.c[1] + u.e[i][2] * v.c[2];
+  return r;
+}
+// U^dag v
+template <typename R>
+EMPRISM_HD inline ColorVec<R> adj_mul(const SU3<R>& u, const ColorVec<R>& v) {
+  ColorVec<R> r;
+  for (int i = 0; i < 3; ++i)
+    r.c[i] = conj_mul(u.e[0][i], v.c[0]) + conj_mul(u.e[1][i], v.c[1]) + conj_mul(u.e[2][i], v.c[2]);
+  return r;
+}
+
+template <typename R>
+EMPRISM_HD inline SU3<R> operator*(const SU3<R>& a, const SU3<R>& b) {
+  SU3<R> r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r.e[i][j] = a.e[i][0] * b.e[0][j] + a.e[i][1] * b.e[1][j] + a.e[i][2] * b.e[2][j];
+  return r;
+}
+template <typename R>
+EMPRISM_HD inline SU3<R> operator+(const SU3<R>& a, const SU3<R>& b) {
+  SU3<R> r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r.e[i][j] = a.e[i][j] + b.e[i][j];
+  return r;
+}
+template <typename R>
+EMPRISM_HD inline SU3<R> operator-(const SU3<R>& a, const SU3<R>& b) {
+  SU3<R> r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r.e[i][j] = a.e[i][j] - b.e[i][j];
+  return r;
+}
+template <typename R>
+EMPRISM_HD inline SU3<R> dagger(const SU3<R>& a) {
+  SU3<R> r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r.e[i][j] = conj(a.e[j][i]);
+  return r;
+}
+template <typename R>
+EMPRISM_HD inline SU3<R> identity_su3() {
+  SU3<R> r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r.e[i][j] = {R(i == j), R(0)};
+  return r;
+}
+template <typename R>
+EMPRISM_HD inline Complex<R> trace(const SU3<R>& a) {
+  return a.e[0][0] + a.e[1][1] + a.e[2][2];
+}
+
+}  // namespace emprism

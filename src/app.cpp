@@ -1,0 +1,299 @@
+// app.cpp: command line (CLI11), input, set-up, the solves and the output file (see app.hpp).
+// Order of work: parse the command line; read and validate the whole input and the output path (no file is
+// touched before this succeeds); set up logging; measure the peak bandwidth; build the gauge field and the
+// clover term; solve each [[solve]] in turn; write the HDF5 file under a temporary name and rename it.
+#include "src/app.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <memory>
+#include <string>
+
+#include "comm/communicator.hpp"
+#include "emprism_version.hpp"
+#include "io/h5_output.hpp"
+#include "io/logging.hpp"
+#include "io/toml_config.hpp"
+#include "kernels/backend/cpu.hpp"
+#include "src/cg.hpp"
+#include "src/errors.hpp"
+#include "src/field_io.hpp"
+#include "src/peak.hpp"
+#include "src/sources.hpp"
+
+namespace emprism {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::Single:
+      return "single";
+    case Precision::Double:
+      return "double";
+    case Precision::Mixed:
+      return "mixed";
+  }
+  return "unknown";
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string extents_str(const Extents& e) {
+  return std::to_string(e[0]) + "x" + std::to_string(e[1]) + "x" + std::to_string(e[2]) + "x" + std::to_string(e[3]);
+}
+
+// Bytes of device memory the solve needs (fields of precision R plus the double outer fields when mixed).
+double memory_estimate(const Config& cfg, std::int64_t volume) {
+  const double vh = volume / 2.0;
+  auto per_precision = [&](double r) {
+    const double gauge = 8 * vh * 18 * r, clover = 4 * vh * 72 * r, spinors = 16 * vh * 24 * r;
+    return gauge + clover + spinors;
+  };
+  switch (cfg.solver.precision) {
+    case Precision::Single:
+      return per_precision(4);
+    case Precision::Double:
+      return per_precision(8);
+    case Precision::Mixed:
+      return per_precision(4) + per_precision(8);
+  }
+  return 0;
+}
+
+struct SolveOutcome {
+  io::SolveRecord record;
+  bool converged = false;
+};
+
+template <typename Ro, typename Ri>
+SolveOutcome run_solve(const Config& cfg, const SolveConfig& sc, const Geometry& geom, WilsonClover<Ro>& outer,
+                       WilsonClover<Ri>& inner) {
+  const auto source = make_source(geom, sc, outer.params().theta);
+  SpinorField<Ro> b(geom), x(geom);
+  spinor_from_natural(geom, source, b);
+  CgParams cp;
+  cp.tol = sc.tol.value_or(cfg.solver.tol);
+  cp.max_iter = sc.max_iter.value_or(cfg.solver.max_iter);
+  cp.progress_every = cfg.log.progress_every;
+  cp.progress = [&](int it, double rel, double secs) {
+    spdlog::info("solve '{}': iteration {:6d}  residual {:.3e}  ({:.1f} it/s)", sc.name, it, rel, it / secs);
+  };
+  spdlog::info("solve '{}': {} source, tol {:.1e}, max_iter {}", sc.name, source_kind_name(sc.kind), cp.tol,
+               cp.max_iter);
+  const CgResult r = solve_eo_cg(outer, inner, b, x, cp);
+
+  SolveOutcome out;
+  out.converged = r.converged;
+  io::SolveRecord& rec = out.record;
+  rec.name = sc.name;
+  rec.source_kind = source_kind_name(sc.kind);
+  rec.single_precision = cfg.solver.precision == Precision::Single;
+  rec.solution = spinor_to_natural(geom, x);
+  rec.source = source;
+  rec.residual_history = r.history;
+  rec.iterations = r.iterations;
+  rec.true_residual = r.true_residual;
+  rec.converged = r.converged;
+  rec.seconds = r.seconds;
+  rec.kappa = cfg.dirac.kappa;
+  rec.csw = cfg.dirac.csw;
+  rec.tol = cp.tol;
+  rec.restarts = r.restarts;
+  if (r.converged) {
+    spdlog::info("solve '{}': converged in {} iterations ({} restarts), true residual {:.3e}, {:.3f} s", sc.name,
+                 r.iterations, r.restarts, r.true_residual, r.seconds);
+  } else {
+    spdlog::warn("solve '{}': NOT converged after {} iterations: true residual {:.3e} > tol {:.1e}{}", sc.name,
+                 r.iterations, r.true_residual, cp.tol,
+                 r.stagnated ? " (the residual stagnates at the precision's limit; use solver.precision = \"mixed\" "
+                               "or \"double\")"
+                             : "");
+  }
+  return out;
+}
+
+template <typename Ro, typename Ri>
+bool run_all_solves(const Config& cfg, Context& ctx, const Geometry& geom, const HostGauge& gauge,
+                    const HostClover& clover, io::OutputFile& file) {
+  DiracParams dp;
+  dp.kappa = cfg.dirac.kappa;
+  dp.csw = cfg.dirac.csw;
+  for (int mu = 0; mu < 4; ++mu) dp.theta[mu] = cfg.dirac.theta_over_pi[mu] * kPi;
+  WilsonClover<Ro> outer(ctx, geom, gauge, clover, dp);
+  std::unique_ptr<WilsonClover<Ri>> inner_owned;
+  WilsonClover<Ri>* inner = nullptr;
+  if constexpr (std::is_same_v<Ro, Ri>) {
+    inner = &outer;
+  } else {
+    inner_owned = std::make_unique<WilsonClover<Ri>>(ctx, geom, gauge, clover, dp);
+    inner = inner_owned.get();
+  }
+  bool all = true;
+  for (const SolveConfig& sc : cfg.solves) {
+    const SolveOutcome o = run_solve(cfg, sc, geom, outer, *inner);
+    file.write_solve(o.record, geom.global());
+    file.flush();
+    all = all && o.converged;
+  }
+  return all;
+}
+
+void log_kernel_table(const MetricsRegistry& m) {
+  spdlog::info("{:<18} {:>8} {:>12} {:>10} {:>10} {:>8}", "kernel", "calls", "ms/call", "GFLOP/s", "GB/s", "%peak");
+  for (const auto& k : m.table()) {
+    spdlog::info("{:<18} {:>8} {:>12.4f} {:>10.2f} {:>10.2f} {:>8.1f}", k.name, k.calls, 1e3 * k.mean_s,
+                 k.total_s > 0 ? k.flops / k.total_s / 1e9 : 0.0, k.gbs, k.percent_of_peak);
+  }
+}
+
+int execute(const Config& cfg, Communicator& comm) {
+  const auto t_start = std::chrono::steady_clock::now();
+  const Geometry geom = Geometry::single_rank(cfg.lattice.extents);
+  MetricsRegistry metrics;
+  Context ctx{metrics, comm};
+
+  if (cfg.metrics.peak) {
+    const PeakBandwidth p = measure_peak_bandwidth();
+    metrics.set_peak(p);
+    spdlog::info("empirical peak bandwidth: copy {:.1f}, triad {:.1f}, read {:.1f} GB/s; peak {:.1f} GB/s", p.copy_gbs,
+                 p.triad_gbs, p.read_gbs, p.peak_gbs);
+  }
+
+  const HostGauge gauge = cfg.gauge.source == GaugeSource::Unit
+                              ? make_unit_gauge(geom)
+                              : make_random_gauge(geom, cfg.gauge.seed, cfg.gauge.width);
+  const double plaq = plaquette(gauge), ltrace = link_trace(gauge);
+  spdlog::info("gauge field: {} (width {}, seed {}), plaquette {:.12f}, link trace {:.12f}",
+               cfg.gauge.source == GaugeSource::Unit ? "unit" : "random", cfg.gauge.width, cfg.gauge.seed, plaq,
+               ltrace);
+  const HostClover clover = make_clover(gauge, cfg.dirac.kappa, cfg.dirac.csw);
+
+  io::OutputFile file(cfg.output.file, cfg.output.overwrite);
+  io::RootInfo root;
+  root.program_version = EMPRISM_VERSION;
+  root.git_hash = EMPRISM_GIT_HASH;
+  root.date = utc_now();
+  root.backend = backend::name();
+  root.device = "host CPU";
+  root.ranks = comm.size();
+  root.extents = cfg.lattice.extents;
+  root.precision = precision_name(cfg.solver.precision);
+  file.write_root(root);
+  file.write_input(cfg.input_text);
+  io::GaugeInfo gi;
+  gi.source = cfg.gauge.source == GaugeSource::Unit ? "unit" : "random";
+  gi.plaquette = plaq;
+  gi.link_trace = ltrace;
+  if (cfg.output.write_gauge) gi.links = gauge_to_natural(gauge);
+  file.write_gauge(gi, geom.global());
+  file.flush();
+
+  bool all_converged = false;
+  switch (cfg.solver.precision) {
+    case Precision::Double:
+      all_converged = run_all_solves<double, double>(cfg, ctx, geom, gauge, clover, file);
+      break;
+    case Precision::Single:
+      all_converged = run_all_solves<float, float>(cfg, ctx, geom, gauge, clover, file);
+      break;
+    case Precision::Mixed:
+      all_converged = run_all_solves<double, float>(cfg, ctx, geom, gauge, clover, file);
+      break;
+  }
+
+  double compute = 0;
+  for (const auto& k : metrics.table()) compute += k.total_s;
+  file.write_metrics(metrics.table(), metrics.peak(), {io::RankTimes{comm.rank(), compute, 0.0, comm.reduction_seconds()}});
+  file.commit();
+
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  spdlog::info("timing summary: {:.3f} s in total, {:.3f} s in kernels, {:.3f} s in reductions", total, compute,
+               comm.reduction_seconds());
+  log_kernel_table(metrics);
+  spdlog::info("wrote {}", cfg.output.file);
+  return all_converged ? kExitOk : kExitNotConverged;
+}
+
+void log_setup(const Config& cfg, const Communicator& comm) {
+  const Extents& e = cfg.lattice.extents;
+  spdlog::info("emprism-mpi {} ({}), backend {}, {} rank(s), {} OpenMP thread(s)", EMPRISM_VERSION, EMPRISM_GIT_HASH,
+               backend::name(), comm.size(), backend::max_threads());
+  spdlog::info("input {}: lattice {} ({} sites), precision {}, kappa {}, csw {}, theta/pi ({}, {}, {}, {})",
+               cfg.input_path, extents_str(e), std::int64_t(e[0]) * e[1] * e[2] * e[3],
+               precision_name(cfg.solver.precision), cfg.dirac.kappa, cfg.dirac.csw, cfg.dirac.theta_over_pi[0],
+               cfg.dirac.theta_over_pi[1], cfg.dirac.theta_over_pi[2], cfg.dirac.theta_over_pi[3]);
+  spdlog::info("{} solve(s), tol {:.1e}, max_iter {}; output {}", cfg.solves.size(), cfg.solver.tol,
+               cfg.solver.max_iter, cfg.output.file);
+}
+
+}  // namespace
+
+int run_main(int argc, char** argv) {
+  MpiSession mpi(&argc, &argv);
+  Communicator comm;
+
+  CLI::App cli{"EmPRiSM-MPI: even-odd preconditioned CG for the Wilson-clover Dirac equation.\n"
+               "Output: one HDF5 file (see README.md). Exit codes: 0 converged, 1 failure, 2 bad input, "
+               "3 not converged.",
+               "emprism-mpi"};
+  std::string input;
+  bool dry_run = false;
+  std::string log_level;
+  cli.add_option("input", input, "TOML input file")->required();
+  cli.add_flag("--dry-run", dry_run, "validate the input, print the decomposition and memory estimate, and exit");
+  cli.add_option("--log-level", log_level, "override log.level (trace, debug, info, warn, error)");
+  cli.set_version_flag("--version", std::string("emprism-mpi ") + EMPRISM_VERSION + " (git " + EMPRISM_GIT_HASH +
+                                        ", backend " + EMPRISM_BACKEND_NAME + ")");
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {
+      if (comm.rank() == 0) cli.exit(e);
+      return kExitOk;
+    }
+    if (comm.rank() == 0) io::print_error(std::string("command line: ") + e.what() + " (see --help)");
+    return kExitInput;
+  }
+
+  try {
+    Config cfg = io::load_config(input);
+    if (!log_level.empty()) cfg.log.level = log_level;
+    io::setup_logging(cfg.log.level, comm.rank());
+    io::check_output_path(cfg.output.file, cfg.output.overwrite);
+    if (comm.size() > 1)
+      throw RuntimeFailure("this build runs on one MPI rank; domain decomposition over " +
+                           std::to_string(comm.size()) + " ranks is not implemented yet");
+    log_setup(cfg, comm);
+    if (dry_run) {
+      const Extents& e = cfg.lattice.extents;
+      const std::int64_t vol = std::int64_t(e[0]) * e[1] * e[2] * e[3];
+      spdlog::info("dry run: input is valid; process grid 1x1x1x1, local lattice {}, estimated memory {:.1f} MiB",
+                   extents_str(e), memory_estimate(cfg, vol) / (1024.0 * 1024.0));
+      return kExitOk;
+    }
+    return execute(cfg, comm);
+  } catch (const InputError& e) {
+    if (comm.rank() == 0) {
+      const std::string msg = e.what();
+      io::print_error(msg.rfind(input, 0) == 0 ? msg : input + ": " + msg);
+    }
+    return kExitInput;
+  } catch (const std::exception& e) {
+    io::print_error(e.what());
+    return kExitFailure;
+  }
+}
+
+}  // namespace emprism

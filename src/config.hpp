@@ -1,0 +1,89 @@
+// config.hpp: the checked run configuration, filled from the TOML input by io/toml_config.cpp.
+// Plain structs with defaults; every field here has been validated before any work starts.
+// Convention: extents and coordinates are (x, y, z, t) = mu 0..3 (DESIGN.md section 2).
+// Who may call: anyone; no MPI, no I/O.
+#pragma once
+
+#include <array>
+#include <complex>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace emprism {
+
+enum class Precision { Single, Double, Mixed };  // mixed: double outer residual, single CG
+enum class GaugeSource { Unit, Random };
+enum class SourceKind { Point, Random, PlaneWave };
+enum class NoiseKind { Gaussian, Z2 };
+
+struct LatticeConfig {
+  std::array<int, 4> extents{};  // global (Lx, Ly, Lz, Lt), each even and >= 2
+};
+
+struct GaugeConfig {
+  GaugeSource source = GaugeSource::Unit;
+  double width = 1.0;      // random only: 0 = unit, 1 = Haar random
+  std::uint64_t seed = 1;  // random only
+};
+
+struct DiracConfig {
+  double kappa = 0.0;                         // > 0 (required)
+  double csw = 0.0;                           // >= 0; 0 skips the clover term
+  std::array<double, 4> theta_over_pi{0, 0, 0, 1};  // boundary phases theta_mu / pi
+};
+
+struct SolverConfig {
+  Precision precision = Precision::Single;
+  double tol = 1e-6;     // relative true residual of the full system, > 0
+  int max_iter = 10000;  // > 0, total CG iterations per solve including restarts
+};
+
+struct SolveConfig {
+  std::string name;  // unique, [A-Za-z0-9_.-]+; default "solve<i>"
+  SourceKind kind = SourceKind::Point;
+  // point
+  std::array<int, 4> site{0, 0, 0, 0};  // global coordinates, 0 <= site[mu] < L[mu]
+  int spin = 0;                          // 0..3
+  int colour = 0;                        // 0..2
+  // random
+  std::uint64_t seed = 1;
+  NoiseKind noise = NoiseKind::Gaussian;
+  // plane wave: psi(x) = exp(i p.x) eta, p_mu = (2 pi n_mu + theta_mu) / L_mu
+  std::array<int, 4> momentum{0, 0, 0, 0};
+  std::array<std::complex<double>, 12> spinor{};  // eta, index 3*spin + colour
+  // per-solve overrides of [solver]
+  std::optional<double> tol;
+  std::optional<int> max_iter;
+};
+
+struct OutputConfig {
+  std::string file;  // required, path of the HDF5 file
+  bool overwrite = false;
+  bool write_gauge = false;
+};
+
+struct LogConfig {
+  std::string level = "info";  // trace|debug|info|warn|error
+  int progress_every = 50;     // CG iterations between progress lines, > 0
+};
+
+struct MetricsConfig {
+  bool peak = true;  // measure the empirical memory bandwidth at start-up
+};
+
+struct Config {
+  std::string input_text;  // the TOML text as given (written to /input)
+  std::string input_path;
+  LatticeConfig lattice;
+  GaugeConfig gauge;
+  DiracConfig dirac;
+  SolverConfig solver;
+  std::vector<SolveConfig> solves;  // at least one
+  OutputConfig output;
+  LogConfig log;
+  MetricsConfig metrics;
+};
+
+}  // namespace emprism

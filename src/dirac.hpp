@@ -1,0 +1,65 @@
+// dirac.hpp: the even-odd Wilson-clover operator of DESIGN.md section 2 on one precision R.
+//   M       = [[A_ee, -kappa H_eo], [-kappa H_oe, A_oo]]                    apply_m (checks, true residual)
+//   Mhat    = 1 - kappa^2 A_oo^-1 H_oe A_ee^-1 H_eo      (odd sites)        apply_mhat
+//   Mhat^dag = 1 - kappa^2 H'_oe A_ee^-1 H'_eo A_oo^-1, H' = H^dag hops      apply_mhat_dag
+//   bhat_o  = A_oo^-1 (b_o + kappa H_oe A_ee^-1 b_e)                         prepare_source
+//   x_e     = A_ee^-1 (b_e + kappa H_eo x_o)                                 reconstruct
+// The hot kernels (names as in the seeds): eo_clover = A_ee^-1 H_eo, oe_clover = x - kappa^2 A_oo^-1 H_oe t
+// (also writing A_oo^-1 of its result for the following Mhat^dag), eo_clover_dag = A_ee^-1 H'_eo,
+// oe_clover_dag = x - kappa^2 H'_oe t. Each launcher reports its flops and minimum bytes.
+// Who may call: host code on the rank owning the fields; all calls are collective in later issues.
+#pragma once
+
+#include <array>
+
+#include "src/clover.hpp"
+#include "src/context.hpp"
+#include "src/fields.hpp"
+#include "src/gauge.hpp"
+#include "kernels/wilson_clover.hpp"
+
+namespace emprism {
+
+struct DiracParams {
+  double kappa = 0.1;
+  double csw = 0.0;
+  std::array<double, 4> theta{0, 0, 0, 3.14159265358979323846};  // radians
+};
+
+template <typename R>
+class WilsonClover {
+ public:
+  WilsonClover(Context& ctx, const Geometry& geom, const HostGauge& gauge, const HostClover& clover,
+               const DiracParams& params);
+
+  const Geometry& geometry() const { return geom_; }
+  const DiracParams& params() const { return params_; }
+  Context& context() { return ctx_; }
+
+  void apply_m(SpinorField<R>& out, const SpinorField<R>& in);
+  void apply_mhat(ParitySpinor<R>& out, const ParitySpinor<R>& in);
+  void apply_mhat_dag(ParitySpinor<R>& out, const ParitySpinor<R>& in);
+  // out = Mhat^dag Mhat in (the CG operator); v receives Mhat in.
+  void apply_mdagm(ParitySpinor<R>& out, ParitySpinor<R>& v, const ParitySpinor<R>& in);
+  void prepare_source(ParitySpinor<R>& bhat, const SpinorField<R>& b);
+  // x.odd given; fills x.even.
+  void reconstruct(SpinorField<R>& x, const SpinorField<R>& b);
+
+  // out = A_p in, or A_p^-1 in.
+  void apply_clover(ParitySpinor<R>& out, const ParitySpinor<R>& in, int parity, bool inverse);
+
+ private:
+  template <typename F>
+  void run(const char* name, double flops_per_site, double bytes_per_site, const F& f);
+  DiracArg<R> make_arg(int out_parity, const ParitySpinor<R>& in) const;
+
+  Context& ctx_;
+  const Geometry& geom_;
+  DiracParams params_;
+  GaugeField<R> gauge_;
+  CloverField<R> a_[2], a_inv_[2];
+  ParitySpinor<R> tmp_e_, tmp_e2_, tmp_o_;
+  std::array<Complex<R>, 4> phase_;
+};
+
+}  // namespace emprism

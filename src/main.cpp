@@ -1,0 +1,4 @@
+// main.cpp: emprism-mpi, the Wilson-clover solver. All work is in src/app.cpp.
+#include "src/app.hpp"
+
+int main(int argc, char** argv) { return emprism::run_main(argc, argv); }

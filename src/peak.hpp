@@ -1,0 +1,15 @@
+// peak.hpp: measures the empirical memory bandwidth of this rank's device (host memory on the CPU backend)
+// with copy, triad and read-only streams; the best of several repetitions of each, the maximum of the
+// three is the peak used for percent_of_peak (DESIGN.md section 4). Who may call: any rank (local).
+#pragma once
+
+#include <cstddef>
+
+#include "src/metrics.hpp"
+
+namespace emprism {
+
+// `elements` doubles per array (three arrays); default 2^24 (128 MiB per array).
+PeakBandwidth measure_peak_bandwidth(std::size_t elements = std::size_t(1) << 24, int repetitions = 5);
+
+}  // namespace emprism

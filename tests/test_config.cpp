@@ -1,0 +1,545 @@
+// test_config.cpp: unit tests of the TOML input reader (io/toml_config.hpp).
+// One property per test: the example inputs parse to the right values, defaults are filled, and every input rule
+// of DESIGN.md section 5 rejects a bad value with one InputError whose message starts with the key path.
+// Convention: inputs are built from a minimal valid input (Input below) with one part replaced.
+// Who may call: ctest (emprism_tests).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "io/toml_config.hpp"
+#include "src/errors.hpp"
+
+#ifndef EMPRISM_SOURCE_DIR
+#define EMPRISM_SOURCE_DIR "/work/main"
+#endif
+
+namespace emprism::io {
+namespace {
+
+// A minimal valid input; each test replaces one part. extra holds whole tables placed before the solves.
+struct Input {
+  std::string lattice = "extents = [4, 4, 4, 8]\n";
+  std::string dirac = "kappa = 0.125\n";
+  std::string output = "file = \"out.h5\"\n";
+  std::string extra;
+  std::string solves = "[[solve]]\ntype = \"point\"\n";
+
+  std::string text() const {
+    return "[lattice]\n" + lattice + "[dirac]\n" + dirac + "[output]\n" + output + extra + "\n" + solves;
+  }
+};
+
+Config parse(const std::string& text) { return parse_config(text, "test.toml"); }
+
+// The InputError message of parsing text, or a marker when it parses.
+std::string error_of(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+testing::AssertionResult starts_with(const std::string& message, const std::string& prefix) {
+  if (message.rfind(prefix, 0) == 0) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << "message '" << message << "' does not start with '" << prefix << "'";
+}
+
+Input with_extra(const std::string& extra) {
+  Input in;
+  in.extra = extra;
+  return in;
+}
+
+Input with_solves(const std::string& solves) {
+  Input in;
+  in.solves = solves;
+  return in;
+}
+
+// "spinor = [first, [0, 0], ... ]" with 12 entries in all.
+std::string spinor_line(const std::string& first) {
+  std::string line = "spinor = [" + first;
+  for (int k = 1; k < 12; ++k) line += ", [0, 0]";
+  return line + "]\n";
+}
+
+const std::string kExamples = std::string(EMPRISM_SOURCE_DIR) + "/jobs/examples/";
+
+TEST(Config, QuickstartExampleParses) {
+  const Config c = load_config(kExamples + "quickstart.toml");
+  EXPECT_EQ(c.lattice.extents, (std::array<int, 4>{8, 8, 8, 16}));
+  EXPECT_EQ(c.gauge.source, GaugeSource::Random);
+  EXPECT_DOUBLE_EQ(c.dirac.kappa, 0.125);
+  EXPECT_DOUBLE_EQ(c.dirac.csw, 1.0);
+  EXPECT_EQ(c.output.file, "quickstart.h5");
+  ASSERT_EQ(c.solves.size(), 2u);
+  EXPECT_EQ(c.solves[0].name, "point_origin");
+  EXPECT_EQ(c.solves[0].kind, SourceKind::Point);
+  EXPECT_EQ(c.solves[1].kind, SourceKind::Random);
+  EXPECT_EQ(c.solves[1].noise, NoiseKind::Z2);
+}
+
+TEST(Config, FullReferenceExampleSetsEverySectionKey) {
+  const Config c = load_config(kExamples + "full_reference.toml");
+  EXPECT_EQ(c.lattice.extents, (std::array<int, 4>{8, 8, 8, 16}));
+  EXPECT_EQ(c.gauge.source, GaugeSource::Random);
+  EXPECT_DOUBLE_EQ(c.gauge.width, 0.5);
+  EXPECT_EQ(c.gauge.seed, 1234u);
+  EXPECT_DOUBLE_EQ(c.dirac.kappa, 0.125);
+  EXPECT_DOUBLE_EQ(c.dirac.csw, 1.0);
+  EXPECT_EQ(c.dirac.theta_over_pi, (std::array<double, 4>{0, 0, 0, 1}));
+  EXPECT_EQ(c.solver.precision, Precision::Double);
+  EXPECT_DOUBLE_EQ(c.solver.tol, 1e-8);
+  EXPECT_EQ(c.solver.max_iter, 5000);
+  EXPECT_EQ(c.output.file, "full_reference.h5");
+  EXPECT_TRUE(c.output.overwrite);
+  EXPECT_TRUE(c.output.write_gauge);
+  EXPECT_EQ(c.log.level, "debug");
+  EXPECT_EQ(c.log.progress_every, 100);
+  EXPECT_FALSE(c.metrics.peak);
+}
+
+TEST(Config, FullReferenceExampleSetsEverySolveKey) {
+  const Config c = load_config(kExamples + "full_reference.toml");
+  ASSERT_EQ(c.solves.size(), 3u);
+  const SolveConfig& point = c.solves[0];
+  EXPECT_EQ(point.name, "point_origin");
+  EXPECT_EQ(point.kind, SourceKind::Point);
+  EXPECT_EQ(point.tol, std::optional<double>(1e-10));
+  EXPECT_EQ(point.max_iter, std::optional<int>(8000));
+  EXPECT_EQ(point.site, (std::array<int, 4>{1, 2, 3, 4}));
+  EXPECT_EQ(point.spin, 2);
+  EXPECT_EQ(point.colour, 1);
+  const SolveConfig& noise = c.solves[1];
+  EXPECT_EQ(noise.name, "noise.z2");
+  EXPECT_EQ(noise.kind, SourceKind::Random);
+  EXPECT_EQ(noise.seed, 42u);
+  EXPECT_EQ(noise.noise, NoiseKind::Z2);
+  const SolveConfig& wave = c.solves[2];
+  EXPECT_EQ(wave.name, "plane-wave");
+  EXPECT_EQ(wave.kind, SourceKind::PlaneWave);
+  EXPECT_EQ(wave.momentum, (std::array<int, 4>{1, 0, 0, -1}));
+  EXPECT_EQ(wave.spinor[0], std::complex<double>(1.0, 0.0));
+  EXPECT_EQ(wave.spinor[3 * 1 + 1], std::complex<double>(0.0, 0.5));
+  EXPECT_EQ(wave.spinor[3 * 2 + 2], std::complex<double>(-1.0, 0.0));
+  EXPECT_EQ(wave.spinor[11], std::complex<double>(0.25, 0.25));
+}
+
+TEST(Config, MinimalInputTakesDefaults) {
+  const Config c = parse(Input{}.text());
+  EXPECT_EQ(c.gauge.source, GaugeSource::Unit);
+  EXPECT_DOUBLE_EQ(c.gauge.width, 1.0);
+  EXPECT_EQ(c.gauge.seed, 1u);
+  EXPECT_DOUBLE_EQ(c.dirac.csw, 0.0);
+  EXPECT_EQ(c.dirac.theta_over_pi, (std::array<double, 4>{0, 0, 0, 1}));
+  EXPECT_EQ(c.solver.precision, Precision::Single);
+  EXPECT_DOUBLE_EQ(c.solver.tol, 1e-6);
+  EXPECT_EQ(c.solver.max_iter, 10000);
+  EXPECT_FALSE(c.output.overwrite);
+  EXPECT_FALSE(c.output.write_gauge);
+  EXPECT_EQ(c.log.level, "info");
+  EXPECT_EQ(c.log.progress_every, 50);
+  EXPECT_TRUE(c.metrics.peak);
+}
+
+TEST(Config, SolveDefaultsPerType) {
+  const Config c = parse(with_solves("[[solve]]\ntype = \"point\"\n[[solve]]\ntype = \"random\"\n"
+                                     "[[solve]]\ntype = \"plane_wave\"\n" +
+                                     spinor_line("[1, 0]"))
+                             .text());
+  ASSERT_EQ(c.solves.size(), 3u);
+  EXPECT_EQ(c.solves[0].site, (std::array<int, 4>{0, 0, 0, 0}));
+  EXPECT_EQ(c.solves[0].spin, 0);
+  EXPECT_EQ(c.solves[0].colour, 0);
+  EXPECT_FALSE(c.solves[0].tol.has_value());
+  EXPECT_FALSE(c.solves[0].max_iter.has_value());
+  EXPECT_EQ(c.solves[1].seed, 1u);
+  EXPECT_EQ(c.solves[1].noise, NoiseKind::Gaussian);
+  EXPECT_EQ(c.solves[2].momentum, (std::array<int, 4>{0, 0, 0, 0}));
+}
+
+TEST(Config, DefaultSolveNamesUseZeroBasedIndex) {
+  const Config c = parse(with_solves("[[solve]]\ntype = \"point\"\n[[solve]]\nname = \"x\"\ntype = \"point\"\n"
+                                     "[[solve]]\ntype = \"random\"\n")
+                             .text());
+  ASSERT_EQ(c.solves.size(), 3u);
+  EXPECT_EQ(c.solves[0].name, "solve0");
+  EXPECT_EQ(c.solves[1].name, "x");
+  EXPECT_EQ(c.solves[2].name, "solve2");
+}
+
+TEST(Config, InputTextAndPathAreKept) {
+  const std::string text = Input{}.text();
+  const Config c = parse_config(text, "some/dir/run.toml");
+  EXPECT_EQ(c.input_text, text);
+  EXPECT_EQ(c.input_path, "some/dir/run.toml");
+}
+
+TEST(Config, IntegerAcceptedForFloatKey) {
+  Input in;
+  in.dirac = "kappa = 1\ncsw = 2\n";
+  const Config c = parse(in.text());
+  EXPECT_DOUBLE_EQ(c.dirac.kappa, 1.0);
+  EXPECT_DOUBLE_EQ(c.dirac.csw, 2.0);
+}
+
+TEST(Config, FloatRejectedForIntegerKey) {
+  const std::string text = with_extra("[solver]\nmax_iter = 100.0\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "solver.max_iter: expected an integer, got float");
+}
+
+TEST(Config, SyntaxErrorNamesFileLineAndColumn) {
+  const std::string text = "[lattice]\nextents = [4, 4, 4, 8]\n[dirac]\nkappa = = 0.1\n";
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_TRUE(starts_with(error_of(text), "test.toml:4:9: TOML syntax error: "));
+}
+
+TEST(Config, MissingExtentsRejected) {
+  Input in;
+  in.lattice = "";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "lattice.extents: required key is missing");
+}
+
+TEST(Config, MissingKappaRejected) {
+  Input in;
+  in.dirac = "csw = 1.0\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "dirac.kappa: required key is missing");
+}
+
+TEST(Config, MissingOutputFileRejected) {
+  Input in;
+  in.output = "overwrite = true\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "output.file: required key is missing");
+}
+
+TEST(Config, MissingSolveRejected) {
+  const std::string text = with_solves("").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_TRUE(starts_with(error_of(text), "solve: required key is missing"));
+}
+
+TEST(Config, EmptySolveArrayRejected) {
+  const std::string text = "solve = []\n" + with_solves("").text();  // a top-level key must precede the tables
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "solve: at least one [[solve]] table is required");
+}
+
+TEST(Config, SolveAsPlainTableRejected) {
+  const std::string text = with_solves("[solve]\ntype = \"point\"\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "solve: expected an array of tables ([[solve]]), got table");
+}
+
+TEST(Config, OddExtentRejected) {
+  Input in;
+  in.lattice = "extents = [4, 4, 7, 8]\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "lattice.extents: Lz = 7 is odd; every extent must be even");
+}
+
+TEST(Config, ExtentBelowTwoRejected) {
+  Input in;
+  in.lattice = "extents = [4, 0, 4, 8]\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_TRUE(starts_with(error_of(in.text()), "lattice.extents: Ly = 0 is too small"));
+}
+
+TEST(Config, ExtentsOfWrongLengthRejected) {
+  Input in;
+  in.lattice = "extents = [4, 4, 4]\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "lattice.extents: expected an array of 4 integers, got 3 elements");
+}
+
+TEST(Config, ExtentElementOfWrongTypeRejected) {
+  Input in;
+  in.lattice = "extents = [4, 4, 4.0, 8]\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "lattice.extents[2]: expected an integer, got float");
+}
+
+TEST(Config, NonPositiveKappaRejected) {
+  Input in;
+  in.dirac = "kappa = -0.1\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "dirac.kappa: must be > 0, got -0.1");
+}
+
+TEST(Config, NegativeCswRejected) {
+  Input in;
+  in.dirac = "kappa = 0.1\ncsw = -1\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "dirac.csw: must be >= 0, got -1");
+}
+
+TEST(Config, ThetaOfWrongLengthRejected) {
+  Input in;
+  in.dirac = "kappa = 0.1\ntheta_over_pi = [0, 0, 1]\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_TRUE(starts_with(error_of(in.text()), "dirac.theta_over_pi: expected an array of 4 floats"));
+}
+
+TEST(Config, NanRejectedForFloatKey) {
+  Input in;
+  in.dirac = "kappa = nan\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "dirac.kappa: must be finite, got nan");
+}
+
+TEST(Config, InfinityRejectedForFloatKey) {
+  Input in;
+  in.dirac = "kappa = 0.1\ntheta_over_pi = [0, 0, 0, inf]\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "dirac.theta_over_pi[3]: must be finite, got inf");
+}
+
+TEST(Config, UnknownKeySuggestsClosestKey) {
+  const std::string text = with_extra("[solver]\ntolerance = 1e-8\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "solver.tolerance: unknown key (did you mean 'tol'?)");
+}
+
+TEST(Config, UnknownKeyFarFromAnyKeyHasNoSuggestion) {
+  const std::string text = with_extra("[metrics]\nbandwidth = true\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "metrics.bandwidth: unknown key");
+}
+
+TEST(Config, UnknownTopLevelTableRejected) {
+  const std::string text = with_extra("[solvr]\ntol = 1e-8\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "solvr: unknown key (did you mean 'solver'?)");
+}
+
+TEST(Config, UnknownKeyInsideSolveSuggestsWithinType) {
+  const std::string text = with_solves("[[solve]]\ntype = \"point\"\ncolor = 1\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "solve[0].color: unknown key (did you mean 'colour'?)");
+}
+
+TEST(Config, KeyOfAnotherSolveTypeRejected) {
+  const std::string text = with_solves("[[solve]]\ntype = \"point\"\n[[solve]]\ntype = \"random\"\nspin = 1\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_TRUE(starts_with(error_of(text), "solve[1].spin: not allowed for type 'random'"));
+}
+
+TEST(Config, WrongTypeNamesExpectedAndActual) {
+  const std::string text =
+      with_solves("[[solve]]\ntype = \"point\"\n[[solve]]\ntype = \"point\"\nspin = \"up\"\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "solve[1].spin: expected an integer, got string");
+}
+
+TEST(Config, FirstErrorInDocumentOrderIsReported) {
+  Input in;
+  in.lattice = "extents = [3, 4, 4, 8]\n";
+  in.dirac = "kappa = -1\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_TRUE(starts_with(error_of(in.text()), "lattice.extents: Lx = 3 is odd"));
+}
+
+TEST(Config, GaugeSourceChoiceChecked) {
+  const std::string text = with_extra("[gauge]\nsource = \"randm\"\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "gauge.source: must be one of 'unit', 'random', got 'randm' (did you mean 'random'?)");
+}
+
+TEST(Config, GaugeWidthOutsideUnitIntervalRejected) {
+  const std::string text = with_extra("[gauge]\nsource = \"random\"\nwidth = 1.5\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "gauge.width: must be in [0, 1], got 1.5");
+}
+
+TEST(Config, NegativeGaugeSeedRejected) {
+  const std::string text = with_extra("[gauge]\nseed = -3\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "gauge.seed: must be >= 0, got -3");
+}
+
+TEST(Config, SolverPrecisionChoiceChecked) {
+  const std::string text = with_extra("[solver]\nprecision = \"half\"\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_TRUE(starts_with(error_of(text), "solver.precision: must be one of 'single', 'double', 'mixed', got 'half'"));
+}
+
+TEST(Config, SolverTolOfOneOrMoreRejected) {
+  const std::string text = with_extra("[solver]\ntol = 1\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "solver.tol: must be > 0 and < 1, got 1");
+}
+
+TEST(Config, SolverTolOfZeroRejected) {
+  const std::string text = with_extra("[solver]\ntol = 0.0\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "solver.tol: must be > 0 and < 1, got 0");
+}
+
+TEST(Config, NonPositiveMaxIterRejected) {
+  const std::string text = with_extra("[solver]\nmax_iter = 0\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "solver.max_iter: must be > 0, got 0");
+}
+
+TEST(Config, EmptyOutputFileRejected) {
+  Input in;
+  in.output = "file = \"\"\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "output.file: must not be empty");
+}
+
+TEST(Config, OverwriteMustBeBoolean) {
+  Input in;
+  in.output = "file = \"out.h5\"\noverwrite = \"yes\"\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "output.overwrite: expected a boolean, got string");
+}
+
+TEST(Config, LogLevelChoiceChecked) {
+  const std::string text = with_extra("[log]\nlevel = \"warning\"\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(
+      error_of(text),
+      "log.level: must be one of 'trace', 'debug', 'info', 'warn', 'error', got 'warning' (did you mean 'warn'?)");
+}
+
+TEST(Config, NonPositiveProgressEveryRejected) {
+  const std::string text = with_extra("[log]\nprogress_every = -5\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "log.progress_every: must be > 0, got -5");
+}
+
+TEST(Config, MetricsPeakMustBeBoolean) {
+  const std::string text = with_extra("[metrics]\npeak = 1\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "metrics.peak: expected a boolean, got integer");
+}
+
+TEST(Config, SectionThatIsNotATableRejected) {
+  const std::string text = "gauge = 3\n" + Input{}.text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "gauge: expected a table, got integer");
+}
+
+TEST(Config, SolveTypeRequired) {
+  const std::string text = with_solves("[[solve]]\nname = \"a\"\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "solve[0].type: required key is missing");
+}
+
+TEST(Config, SolveTypeChoiceChecked) {
+  const std::string text = with_solves("[[solve]]\ntype = \"wall\"\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_TRUE(starts_with(error_of(text), "solve[0].type: must be one of 'point', 'random', 'plane_wave', got 'wall'"));
+}
+
+TEST(Config, DuplicateSolveNameRejected) {
+  const std::string text = with_solves(
+                               "[[solve]]\nname = \"a\"\ntype = \"point\"\n[[solve]]\nname = \"b\"\ntype = \"point\"\n"
+                               "[[solve]]\nname = \"a\"\ntype = \"random\"\n")
+                               .text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "solve[2].name: 'a' is used by solve[0]");
+}
+
+TEST(Config, NameClashingWithDefaultNameRejected) {
+  const std::string text =
+      with_solves("[[solve]]\ntype = \"point\"\n[[solve]]\nname = \"solve0\"\ntype = \"point\"\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_TRUE(starts_with(error_of(text), "solve[1].name: 'solve0' is used by solve[0]"));
+}
+
+TEST(Config, SolveNameWithInvalidCharacterRejected) {
+  const std::string text = with_solves("[[solve]]\nname = \"a/b\"\ntype = \"point\"\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_TRUE(starts_with(error_of(text), "solve[0].name: 'a/b' is not a valid name"));
+}
+
+TEST(Config, PointSiteOutsideLatticeRejected) {
+  const std::string text = with_solves("[[solve]]\ntype = \"point\"\nsite = [0, 0, 4, 0]\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "solve[0].site: z = 4 is outside the lattice (0 <= z < Lz = 4)");
+}
+
+TEST(Config, SpinOutOfRangeRejected) {
+  const std::string text = with_solves("[[solve]]\ntype = \"point\"\nspin = 4\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "solve[0].spin: must be in 0..3, got 4");
+}
+
+TEST(Config, ColourOutOfRangeRejected) {
+  const std::string text = with_solves("[[solve]]\ntype = \"point\"\ncolour = 3\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "solve[0].colour: must be in 0..2, got 3");
+}
+
+TEST(Config, RandomDistributionChoiceChecked) {
+  const std::string text = with_solves("[[solve]]\ntype = \"random\"\ndistribution = \"uniform\"\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_TRUE(starts_with(error_of(text), "solve[0].distribution: must be one of 'gaussian', 'z2'"));
+}
+
+TEST(Config, PlaneWaveSpinorRequired) {
+  const std::string text = with_solves("[[solve]]\ntype = \"plane_wave\"\nmomentum = [1, 0, 0, 0]\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "solve[0].spinor: required key is missing");
+}
+
+TEST(Config, PlaneWaveSpinorOfWrongLengthRejected) {
+  const std::string text = with_solves("[[solve]]\ntype = \"plane_wave\"\nspinor = [[1, 0], [0, 1]]\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "solve[0].spinor: expected an array of 12 [re, im] pairs, got 2 elements");
+}
+
+TEST(Config, PlaneWaveSpinorEntryMustBePair) {
+  const std::string text = with_solves(
+                               "[[solve]]\ntype = \"plane_wave\"\nspinor = [[1, 0], [0, 0], [0, 0], [0, 0], [0, 0], "
+                               "[0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [0, 0, 0]]\n")
+                               .text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_TRUE(starts_with(error_of(text), "solve[0].spinor[11]: expected an array of 2 floats"));
+}
+
+TEST(Config, PlaneWaveSpinorAllZeroRejected) {
+  const std::string text = with_solves("[[solve]]\ntype = \"plane_wave\"\n" + spinor_line("[0.0, 0]")).text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "solve[0].spinor: must not be all zero");
+}
+
+TEST(Config, PerSolveOverrideChecked) {
+  const std::string text = with_solves("[[solve]]\ntype = \"random\"\ntol = 2.5\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "solve[0].tol: must be > 0 and < 1, got 2.5");
+}
+
+TEST(Config, LoadConfigKeepsTextAndPath) {
+  const std::string path = kExamples + "quickstart.toml";
+  std::ifstream file(path);
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const Config c = load_config(path);
+  EXPECT_EQ(c.input_path, path);
+  EXPECT_EQ(c.input_text, text);
+}
+
+TEST(Config, LoadConfigReportsMissingFile) {
+  const std::string path = "/nonexistent/emprism/input.toml";
+  std::string message;
+  EXPECT_THROW(load_config(path), InputError);
+  try {
+    load_config(path);
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  EXPECT_EQ(message, path + ": cannot read input file: No such file or directory");
+}
+
+}  // namespace
+}  // namespace emprism::io

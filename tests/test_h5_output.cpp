@@ -1,0 +1,742 @@
+// test_h5_output.cpp: GoogleTest tests of io/h5_output (the HDF5 output file, DESIGN.md section 5).
+// Each test writes a file on a 4x2x2x6 lattice with distinct known values, reads it back with the HDF5 C
+// API and checks one property exactly: values, shapes, h5py type conventions, the temporary-name protocol.
+// Who may call: the test runner.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "io/h5_output.hpp"
+#include "src/errors.hpp"
+
+namespace emprism::io {
+namespace {
+
+namespace fs = std::filesystem;
+using cplx = std::complex<double>;
+
+const std::array<int, 4> kExtents = {4, 2, 2, 6};  // Lx, Ly, Lz, Lt
+constexpr std::size_t kVolume = 4 * 2 * 2 * 6;
+
+// ---- expected contents ----
+
+RootInfo make_root() {
+  RootInfo r;
+  r.program_version = "0.1.0";
+  r.git_hash = "0123456789ab";
+  r.date = "2024-05-06T07:08:09Z";
+  r.backend = "CPU";
+  r.device = "host: 2 threads";
+  r.precision = "single";
+  r.ranks = 2;
+  r.process_grid = {1, 1, 1, 2};
+  r.extents = kExtents;
+  return r;
+}
+
+const char kToml[] = "[lattice]\nextents = [4, 2, 2, 6]\n# ünïcode comment\n";
+
+GaugeInfo make_gauge() {
+  GaugeInfo g;
+  g.source = "random";
+  g.plaquette = 0.5876543210123;
+  g.link_trace = 0.1234567890987;
+  g.links.resize(kVolume * 36);
+  for (std::size_t k = 0; k < g.links.size(); ++k) g.links[k] = cplx(k + 1.0 / 3.0, -0.5 * k - 1.0 / 7.0);
+  return g;
+}
+
+// Values exact in float32 when single, not representable in float32 otherwise.
+SolveRecord make_solve(const std::string& name, bool single, double offset) {
+  SolveRecord s;
+  s.name = name;
+  s.source_kind = single ? "point" : "plane_wave";
+  s.single_precision = single;
+  s.solution.resize(kVolume * 12);
+  s.source.resize(kVolume * 12);
+  const double frac = single ? 0.25 : 1.0 / 3.0;
+  for (std::size_t k = 0; k < s.solution.size(); ++k) {
+    s.solution[k] = cplx(offset + k + frac, -0.5 * k - 1.0);
+    s.source[k] = cplx(-(offset + k) - frac, 0.125 * k + 2.0);
+  }
+  s.residual_history = {1.0, 0.5, 0.1, 1e-3, 3.0e-9 + offset};
+  s.iterations = 5;
+  s.true_residual = 2.5e-9 + offset;
+  s.converged = single;
+  s.seconds = 1.75 + offset;
+  s.kappa = 0.1365;
+  s.csw = 1.0 + offset;
+  s.tol = 1e-8;
+  s.restarts = single ? 1 : 0;
+  return s;
+}
+
+std::vector<KernelMetric> make_kernels() {
+  std::vector<KernelMetric> rows(3);
+  const char* names[] = {"dslash_eo", "axpy", "norm2"};
+  for (int i = 0; i < 3; ++i) {
+    KernelMetric& k = rows[i];
+    k.name = names[i];
+    k.calls = 1000000000000LL + i;  // needs 64 bits
+    k.total_s = 10.5 - i;
+    k.mean_s = 0.125 + i;
+    k.min_s = 0.0625 + i;
+    k.flops = 1.5e12 + i;
+    k.bytes = 2.5e12 + i;
+    k.gbs = 300.25 + i;
+    k.percent_of_peak = 60.5 + i;
+    k.res.registers = 64 + i;
+    k.res.spill_bytes = i == 2 ? -1 : 8 * i;
+    k.res.shared_bytes = 1024 + i;
+    k.res.block = 256 * (i + 1);
+    k.res.occupancy = 0.5 + 0.125 * i;
+  }
+  return rows;
+}
+
+PeakBandwidth make_peak() {
+  PeakBandwidth p;
+  p.copy_gbs = 1500.5;
+  p.triad_gbs = 1600.25;
+  p.read_gbs = 1700.125;
+  p.peak_gbs = 1700.125;
+  p.measured = true;
+  return p;
+}
+
+std::vector<RankTimes> make_ranks() { return {RankTimes{0, 1.5, 0.25, 0.125}, RankTimes{1, 1.75, 0.375, 0.0625}}; }
+
+// Writes every part with the values above into `path` and commits.
+void write_full(const std::string& path, bool overwrite = false) {
+  OutputFile out(path, overwrite);
+  out.write_root(make_root());
+  out.write_input(kToml);
+  out.write_gauge(make_gauge(), kExtents);
+  out.write_solve(make_solve("single_point", true, 0.0), kExtents);
+  out.write_solve(make_solve("double_wave", false, 100.0), kExtents);
+  out.write_metrics(make_kernels(), make_peak(), make_ranks());
+  out.flush();
+  out.commit();
+}
+
+// ---- reading back with the C API ----
+
+struct H {  // closes any HDF5 identifier
+  hid_t id;
+  explicit H(hid_t i) : id(i) {}
+  ~H() {
+    if (id >= 0) H5Idec_ref(id);
+  }
+  H(const H&) = delete;
+  H& operator=(const H&) = delete;
+};
+
+class Reader {
+ public:
+  explicit Reader(const std::string& path) : file_(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)) {}
+  hid_t id() const { return file_.id; }
+
+  bool exists(const std::string& path) const { return H5Oexists_by_name(file_.id, path.c_str(), H5P_DEFAULT) > 0; }
+
+  bool has_attr(const std::string& obj, const std::string& name) const {
+    return H5Aexists_by_name(file_.id, obj.c_str(), name.c_str(), H5P_DEFAULT) > 0;
+  }
+
+  std::string attr_string(const std::string& obj, const std::string& name) const {
+    H a(H5Aopen_by_name(file_.id, obj.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
+    EXPECT_GE(a.id, 0) << obj << "@" << name;
+    H ftype(H5Aget_type(a.id));
+    EXPECT_EQ(H5Tis_variable_str(ftype.id), 1) << obj << "@" << name;
+    EXPECT_EQ(H5Tget_cset(ftype.id), H5T_CSET_UTF8) << obj << "@" << name;
+    H mtype(vlen_string());
+    char* p = nullptr;
+    EXPECT_GE(H5Aread(a.id, mtype.id, &p), 0);
+    std::string s = p ? p : "<null>";
+    H5free_memory(p);
+    return s;
+  }
+
+  template <typename T>
+  std::vector<T> attr_values(const std::string& obj, const std::string& name, hid_t mem_type) const {
+    H a(H5Aopen_by_name(file_.id, obj.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
+    EXPECT_GE(a.id, 0) << obj << "@" << name;
+    H space(H5Aget_space(a.id));
+    std::vector<T> v(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.id)));
+    EXPECT_GE(H5Aread(a.id, mem_type, v.data()), 0);
+    return v;
+  }
+
+  double attr_double(const std::string& obj, const std::string& name) const {
+    EXPECT_EQ(attr_class(obj, name), H5T_FLOAT);
+    EXPECT_EQ(attr_size(obj, name), 8u);
+    auto v = attr_values<double>(obj, name, H5T_NATIVE_DOUBLE);
+    EXPECT_EQ(v.size(), 1u);
+    return v.empty() ? -1 : v[0];
+  }
+
+  std::vector<int> attr_ints(const std::string& obj, const std::string& name) const {
+    EXPECT_EQ(attr_class(obj, name), H5T_INTEGER);
+    EXPECT_EQ(attr_size(obj, name), 4u);
+    return attr_values<int>(obj, name, H5T_NATIVE_INT);
+  }
+
+  H5T_class_t attr_class(const std::string& obj, const std::string& name) const {
+    H a(H5Aopen_by_name(file_.id, obj.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
+    H t(H5Aget_type(a.id));
+    return H5Tget_class(t.id);
+  }
+  size_t attr_size(const std::string& obj, const std::string& name) const {
+    H a(H5Aopen_by_name(file_.id, obj.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
+    H t(H5Aget_type(a.id));
+    return H5Tget_size(t.id);
+  }
+
+  // Reads an h5py bool attribute; fails the test unless it is enum {FALSE=0, TRUE=1} of int8, scalar.
+  int attr_bool(const std::string& obj, const std::string& name) const {
+    H a(H5Aopen_by_name(file_.id, obj.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
+    H t(H5Aget_type(a.id));
+    EXPECT_TRUE(is_h5py_bool(t.id)) << obj << "@" << name;
+    H space(H5Aget_space(a.id));
+    EXPECT_EQ(H5Sget_simple_extent_type(space.id), H5S_SCALAR);
+    std::int8_t v = -1;
+    EXPECT_GE(H5Aread(a.id, H5T_NATIVE_INT8, &v), 0);
+    return v;
+  }
+
+  static bool is_h5py_bool(hid_t t) {
+    if (H5Tget_class(t) != H5T_ENUM || H5Tget_nmembers(t) != 2) return false;
+    H base(H5Tget_super(t));
+    if (H5Tget_size(base.id) != 1 || H5Tget_sign(base.id) != H5T_SGN_2) return false;
+    for (unsigned i = 0; i < 2; ++i) {
+      char* name = H5Tget_member_name(t, i);
+      std::int8_t value = -1;
+      H5Tget_member_value(t, i, &value);
+      const bool ok =
+          name && ((std::strcmp(name, "FALSE") == 0 && value == 0) || (std::strcmp(name, "TRUE") == 0 && value == 1));
+      H5free_memory(name);
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  std::vector<hsize_t> dims(const std::string& path) const {
+    H d(H5Dopen2(file_.id, path.c_str(), H5P_DEFAULT));
+    EXPECT_GE(d.id, 0) << path;
+    H space(H5Dget_space(d.id));
+    std::vector<hsize_t> out(static_cast<std::size_t>(std::max(0, H5Sget_simple_extent_ndims(space.id))));
+    H5Sget_simple_extent_dims(space.id, out.data(), nullptr);
+    return out;
+  }
+
+  // Type of a complex dataset: checks it is h5py's compound {r, i} of floats of `real_size` bytes.
+  void expect_complex_type(const std::string& path, size_t real_size) const {
+    H d(H5Dopen2(file_.id, path.c_str(), H5P_DEFAULT));
+    H t(H5Dget_type(d.id));
+    ASSERT_EQ(H5Tget_class(t.id), H5T_COMPOUND) << path;
+    ASSERT_EQ(H5Tget_nmembers(t.id), 2) << path;
+    EXPECT_EQ(H5Tget_size(t.id), 2 * real_size) << path;
+    const char* expected[] = {"r", "i"};
+    for (unsigned m = 0; m < 2; ++m) {
+      char* name = H5Tget_member_name(t.id, m);
+      EXPECT_STREQ(name, expected[m]) << path;
+      H5free_memory(name);
+      EXPECT_EQ(H5Tget_member_offset(t.id, m), m * real_size) << path;
+      H mt(H5Tget_member_type(t.id, m));
+      EXPECT_EQ(H5Tget_class(mt.id), H5T_FLOAT) << path;
+      EXPECT_EQ(H5Tget_size(mt.id), real_size) << path;
+    }
+  }
+
+  std::vector<cplx> complex_data(const std::string& path) const {
+    H d(H5Dopen2(file_.id, path.c_str(), H5P_DEFAULT));
+    EXPECT_GE(d.id, 0) << path;
+    H space(H5Dget_space(d.id));
+    std::vector<cplx> v(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.id)));
+    H mt(H5Tcreate(H5T_COMPOUND, sizeof(cplx)));
+    H5Tinsert(mt.id, "r", 0, H5T_NATIVE_DOUBLE);
+    H5Tinsert(mt.id, "i", sizeof(double), H5T_NATIVE_DOUBLE);
+    EXPECT_GE(H5Dread(d.id, mt.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0) << path;
+    return v;
+  }
+
+  std::vector<double> double_data(const std::string& path) const {
+    H d(H5Dopen2(file_.id, path.c_str(), H5P_DEFAULT));
+    H t(H5Dget_type(d.id));
+    EXPECT_EQ(H5Tget_class(t.id), H5T_FLOAT);
+    EXPECT_EQ(H5Tget_size(t.id), 8u);
+    H space(H5Dget_space(d.id));
+    std::vector<double> v(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.id)));
+    EXPECT_GE(H5Dread(d.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0);
+    return v;
+  }
+
+  static hid_t vlen_string() {
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    return t;
+  }
+
+ private:
+  H file_;
+};
+
+// Field names and classes of a compound dataset, in order.
+std::vector<std::pair<std::string, H5T_class_t>> compound_fields(const Reader& r, const std::string& path) {
+  H d(H5Dopen2(r.id(), path.c_str(), H5P_DEFAULT));
+  H t(H5Dget_type(d.id));
+  std::vector<std::pair<std::string, H5T_class_t>> out;
+  for (int m = 0; m < H5Tget_nmembers(t.id); ++m) {
+    char* name = H5Tget_member_name(t.id, static_cast<unsigned>(m));
+    out.emplace_back(name, H5Tget_member_class(t.id, static_cast<unsigned>(m)));
+    H5free_memory(name);
+  }
+  return out;
+}
+
+// ---- fixture ----
+
+class H5Output : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "emprism_h5_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+    path_ = dir_ + "/run.h5";
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  // Entries of the directory other than the final file (temporaries left behind).
+  std::vector<std::string> leftovers() const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(dir_)) {
+      if (e.path().filename() != "run.h5") out.push_back(e.path().filename().string());
+    }
+    return out;
+  }
+  std::string dir_, path_;
+};
+
+std::vector<hsize_t> field_dims(std::initializer_list<hsize_t> inner) {
+  std::vector<hsize_t> d = {6, 2, 2, 4};  // Lt, Lz, Ly, Lx
+  d.insert(d.end(), inner);
+  return d;
+}
+
+// ---- root and input ----
+
+TEST_F(H5Output, RootStringAttributesRoundTrip) {
+  write_full(path_);
+  Reader r(path_);
+  ASSERT_GE(r.id(), 0);
+  const RootInfo e = make_root();
+  EXPECT_EQ(r.attr_string("/", "program_version"), e.program_version);
+  EXPECT_EQ(r.attr_string("/", "git_hash"), e.git_hash);
+  EXPECT_EQ(r.attr_string("/", "date"), e.date);
+  EXPECT_EQ(r.attr_string("/", "backend"), e.backend);
+  EXPECT_EQ(r.attr_string("/", "device"), e.device);
+  EXPECT_EQ(r.attr_string("/", "precision"), e.precision);
+}
+
+TEST_F(H5Output, RootIntegerAttributesRoundTrip) {
+  write_full(path_);
+  Reader r(path_);
+  EXPECT_EQ(r.attr_ints("/", "ranks"), (std::vector<int>{2}));
+  EXPECT_EQ(r.attr_ints("/", "process_grid"), (std::vector<int>{1, 1, 1, 2}));
+  EXPECT_EQ(r.attr_ints("/", "extents"), (std::vector<int>{4, 2, 2, 6}));
+}
+
+TEST_F(H5Output, InputIsScalarUtf8StringWithTheTomlText) {
+  write_full(path_);
+  Reader r(path_);
+  H d(H5Dopen2(r.id(), "/input", H5P_DEFAULT));
+  ASSERT_GE(d.id, 0);
+  H space(H5Dget_space(d.id));
+  EXPECT_EQ(H5Sget_simple_extent_type(space.id), H5S_SCALAR);
+  H ftype(H5Dget_type(d.id));
+  EXPECT_EQ(H5Tis_variable_str(ftype.id), 1);
+  EXPECT_EQ(H5Tget_cset(ftype.id), H5T_CSET_UTF8);
+  H mtype(Reader::vlen_string());
+  char* p = nullptr;
+  ASSERT_GE(H5Dread(d.id, mtype.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, &p), 0);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(std::string(p), std::string(kToml));
+  H5free_memory(p);
+}
+
+// ---- gauge ----
+
+TEST_F(H5Output, GaugeAttributesRoundTrip) {
+  write_full(path_);
+  Reader r(path_);
+  const GaugeInfo e = make_gauge();
+  EXPECT_EQ(r.attr_double("/gauge", "plaquette"), e.plaquette);
+  EXPECT_EQ(r.attr_double("/gauge", "link_trace"), e.link_trace);
+  EXPECT_EQ(r.attr_string("/gauge", "source"), e.source);
+}
+
+TEST_F(H5Output, GaugeLinksHaveNaturalOrderShapeAndExactValues) {
+  write_full(path_);
+  Reader r(path_);
+  EXPECT_EQ(r.dims("/gauge/links"), field_dims({4, 3, 3}));
+  r.expect_complex_type("/gauge/links", 8);
+  EXPECT_EQ(r.complex_data("/gauge/links"), make_gauge().links);
+}
+
+TEST_F(H5Output, GaugeWithoutLinksWritesNoDataset) {
+  {
+    OutputFile out(path_, false);
+    GaugeInfo g = make_gauge();
+    g.links.clear();
+    out.write_gauge(g, kExtents);
+    out.commit();
+  }
+  Reader r(path_);
+  EXPECT_TRUE(r.exists("/gauge"));
+  EXPECT_FALSE(r.exists("/gauge/links"));
+  EXPECT_EQ(r.attr_double("/gauge", "plaquette"), make_gauge().plaquette);
+}
+
+// ---- solves ----
+
+TEST_F(H5Output, SolveAttributesRoundTrip) {
+  write_full(path_);
+  Reader r(path_);
+  for (const auto& [name, single, offset] : {std::tuple{"single_point", true, 0.0}, {"double_wave", false, 100.0}}) {
+    SCOPED_TRACE(name);
+    const SolveRecord e = make_solve(name, single, offset);
+    const std::string g = std::string("/solves/") + name;
+    EXPECT_EQ(r.attr_ints(g, "iterations"), (std::vector<int>{e.iterations}));
+    EXPECT_EQ(r.attr_double(g, "true_residual"), e.true_residual);
+    EXPECT_EQ(r.attr_bool(g, "converged"), e.converged ? 1 : 0);
+    EXPECT_EQ(r.attr_double(g, "seconds"), e.seconds);
+    EXPECT_EQ(r.attr_double(g, "kappa"), e.kappa);
+    EXPECT_EQ(r.attr_double(g, "csw"), e.csw);
+    EXPECT_EQ(r.attr_double(g, "tol"), e.tol);
+    EXPECT_EQ(r.attr_ints(g, "restarts"), (std::vector<int>{e.restarts}));
+    EXPECT_EQ(r.attr_string(g, "source_kind"), e.source_kind);
+  }
+}
+
+TEST_F(H5Output, SinglePrecisionFieldsAreFloat32ComplexWithExactValues) {
+  write_full(path_);
+  Reader r(path_);
+  const SolveRecord e = make_solve("single_point", true, 0.0);
+  for (const char* field : {"solution", "source"}) {
+    const std::string path = std::string("/solves/single_point/") + field;
+    SCOPED_TRACE(path);
+    EXPECT_EQ(r.dims(path), field_dims({4, 3}));
+    r.expect_complex_type(path, 4);
+    EXPECT_EQ(r.complex_data(path), std::string(field) == "solution" ? e.solution : e.source);
+  }
+}
+
+TEST_F(H5Output, DoublePrecisionFieldsAreFloat64ComplexWithExactValues) {
+  write_full(path_);
+  Reader r(path_);
+  const SolveRecord e = make_solve("double_wave", false, 100.0);
+  for (const char* field : {"solution", "source"}) {
+    const std::string path = std::string("/solves/double_wave/") + field;
+    SCOPED_TRACE(path);
+    EXPECT_EQ(r.dims(path), field_dims({4, 3}));
+    r.expect_complex_type(path, 8);
+    EXPECT_EQ(r.complex_data(path), std::string(field) == "solution" ? e.solution : e.source);
+  }
+}
+
+TEST_F(H5Output, SinglePrecisionRoundsEachComponentToFloat) {
+  {
+    OutputFile out(path_, false);
+    SolveRecord s = make_solve("s", true, 0.0);
+    s.solution[7] = cplx(1.0 / 3.0, -2.0 / 3.0);
+    out.write_solve(s, kExtents);
+    out.commit();
+  }
+  Reader r(path_);
+  const std::vector<cplx> got = r.complex_data("/solves/s/solution");
+  ASSERT_EQ(got.size(), kVolume * 12);
+  EXPECT_EQ(got[7], cplx(static_cast<float>(1.0 / 3.0), static_cast<float>(-2.0 / 3.0)));
+}
+
+TEST_F(H5Output, ResidualHistoryIsOneDimensionalFloat64) {
+  write_full(path_);
+  Reader r(path_);
+  const SolveRecord e = make_solve("double_wave", false, 100.0);
+  EXPECT_EQ(r.dims("/solves/double_wave/residual_history"), (std::vector<hsize_t>{5}));
+  EXPECT_EQ(r.double_data("/solves/double_wave/residual_history"), e.residual_history);
+}
+
+TEST_F(H5Output, EmptyResidualHistoryIsZeroLengthDataset) {
+  {
+    OutputFile out(path_, false);
+    SolveRecord s = make_solve("s", true, 0.0);
+    s.residual_history.clear();
+    out.write_solve(s, kExtents);
+    out.commit();
+  }
+  Reader r(path_);
+  EXPECT_EQ(r.dims("/solves/s/residual_history"), (std::vector<hsize_t>{0}));
+}
+
+TEST_F(H5Output, BoolAttributeIsH5pyEnumOfInt8) {
+  write_full(path_);
+  Reader r(path_);
+  EXPECT_EQ(r.attr_bool("/solves/single_point", "converged"), 1);
+  EXPECT_EQ(r.attr_bool("/solves/double_wave", "converged"), 0);
+}
+
+TEST_F(H5Output, FieldOfWrongSizeIsRuntimeFailureNamingDataset) {
+  OutputFile out(path_, false);
+  SolveRecord s = make_solve("short", true, 0.0);
+  s.source.pop_back();
+  try {
+    out.write_solve(s, kExtents);
+    FAIL() << "no exception";
+  } catch (const RuntimeFailure& e) {
+    EXPECT_NE(std::string(e.what()).find("/solves/short/source"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path_), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(H5Output, DuplicateSolveNameIsRuntimeFailureNamingGroup) {
+  OutputFile out(path_, false);
+  out.write_solve(make_solve("twice", true, 0.0), kExtents);
+  try {
+    out.write_solve(make_solve("twice", true, 0.0), kExtents);
+    FAIL() << "no exception";
+  } catch (const RuntimeFailure& e) {
+    EXPECT_NE(std::string(e.what()).find("/solves/twice"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path_), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(H5Output, HDF5ErrorIsRuntimeFailureNamingFileAndAttribute) {
+  OutputFile out(path_, false);
+  out.write_root(make_root());
+  try {
+    out.write_root(make_root());  // attributes exist already: H5Acreate2 fails
+    FAIL() << "no exception";
+  } catch (const RuntimeFailure& e) {
+    EXPECT_NE(std::string(e.what()).find("program_version"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path_), std::string::npos) << e.what();
+  }
+}
+
+// ---- metrics ----
+
+TEST_F(H5Output, PeakAttributesRoundTrip) {
+  write_full(path_);
+  Reader r(path_);
+  const PeakBandwidth e = make_peak();
+  EXPECT_EQ(r.attr_double("/metrics/peak", "copy_gbs"), e.copy_gbs);
+  EXPECT_EQ(r.attr_double("/metrics/peak", "triad_gbs"), e.triad_gbs);
+  EXPECT_EQ(r.attr_double("/metrics/peak", "read_gbs"), e.read_gbs);
+  EXPECT_EQ(r.attr_double("/metrics/peak", "peak_gbs"), e.peak_gbs);
+  EXPECT_EQ(r.attr_bool("/metrics/peak", "measured"), 1);
+}
+
+TEST_F(H5Output, KernelTableHasTheNamedFieldsInOrder) {
+  write_full(path_);
+  Reader r(path_);
+  const std::vector<std::pair<std::string, H5T_class_t>> expected = {
+      {"name", H5T_STRING},       {"calls", H5T_INTEGER},       {"total_s", H5T_FLOAT},
+      {"mean_s", H5T_FLOAT},      {"min_s", H5T_FLOAT},         {"flops", H5T_FLOAT},
+      {"bytes", H5T_FLOAT},       {"gbs", H5T_FLOAT},           {"percent_of_peak", H5T_FLOAT},
+      {"registers", H5T_INTEGER}, {"spill_bytes", H5T_INTEGER}, {"shared_bytes", H5T_INTEGER},
+      {"block", H5T_INTEGER},     {"occupancy", H5T_FLOAT}};
+  EXPECT_EQ(compound_fields(r, "/metrics/kernels"), expected);
+  EXPECT_EQ(r.dims("/metrics/kernels"), (std::vector<hsize_t>{3}));
+}
+
+struct KernelRowIn {
+  char* name;
+  std::int64_t calls;
+  double total_s, mean_s, min_s, flops, bytes, gbs, percent_of_peak;
+  std::int32_t registers, spill_bytes, shared_bytes, block;
+  double occupancy;
+};
+
+TEST_F(H5Output, KernelTableRowsRoundTrip) {
+  write_full(path_);
+  Reader r(path_);
+  H str(Reader::vlen_string());
+  H mt(H5Tcreate(H5T_COMPOUND, sizeof(KernelRowIn)));
+  H5Tinsert(mt.id, "name", HOFFSET(KernelRowIn, name), str.id);
+  H5Tinsert(mt.id, "calls", HOFFSET(KernelRowIn, calls), H5T_NATIVE_INT64);
+  H5Tinsert(mt.id, "total_s", HOFFSET(KernelRowIn, total_s), H5T_NATIVE_DOUBLE);
+  H5Tinsert(mt.id, "mean_s", HOFFSET(KernelRowIn, mean_s), H5T_NATIVE_DOUBLE);
+  H5Tinsert(mt.id, "min_s", HOFFSET(KernelRowIn, min_s), H5T_NATIVE_DOUBLE);
+  H5Tinsert(mt.id, "flops", HOFFSET(KernelRowIn, flops), H5T_NATIVE_DOUBLE);
+  H5Tinsert(mt.id, "bytes", HOFFSET(KernelRowIn, bytes), H5T_NATIVE_DOUBLE);
+  H5Tinsert(mt.id, "gbs", HOFFSET(KernelRowIn, gbs), H5T_NATIVE_DOUBLE);
+  H5Tinsert(mt.id, "percent_of_peak", HOFFSET(KernelRowIn, percent_of_peak), H5T_NATIVE_DOUBLE);
+  H5Tinsert(mt.id, "registers", HOFFSET(KernelRowIn, registers), H5T_NATIVE_INT32);
+  H5Tinsert(mt.id, "spill_bytes", HOFFSET(KernelRowIn, spill_bytes), H5T_NATIVE_INT32);
+  H5Tinsert(mt.id, "shared_bytes", HOFFSET(KernelRowIn, shared_bytes), H5T_NATIVE_INT32);
+  H5Tinsert(mt.id, "block", HOFFSET(KernelRowIn, block), H5T_NATIVE_INT32);
+  H5Tinsert(mt.id, "occupancy", HOFFSET(KernelRowIn, occupancy), H5T_NATIVE_DOUBLE);
+  H d(H5Dopen2(r.id(), "/metrics/kernels", H5P_DEFAULT));
+  std::vector<KernelRowIn> rows(3);
+  ASSERT_GE(H5Dread(d.id, mt.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()), 0);
+  const std::vector<KernelMetric> e = make_kernels();
+  for (std::size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(e[i].name);
+    EXPECT_STREQ(rows[i].name, e[i].name.c_str());
+    EXPECT_EQ(rows[i].calls, e[i].calls);
+    EXPECT_EQ(rows[i].total_s, e[i].total_s);
+    EXPECT_EQ(rows[i].mean_s, e[i].mean_s);
+    EXPECT_EQ(rows[i].min_s, e[i].min_s);
+    EXPECT_EQ(rows[i].flops, e[i].flops);
+    EXPECT_EQ(rows[i].bytes, e[i].bytes);
+    EXPECT_EQ(rows[i].gbs, e[i].gbs);
+    EXPECT_EQ(rows[i].percent_of_peak, e[i].percent_of_peak);
+    EXPECT_EQ(rows[i].registers, e[i].res.registers);
+    EXPECT_EQ(rows[i].spill_bytes, e[i].res.spill_bytes);
+    EXPECT_EQ(rows[i].shared_bytes, e[i].res.shared_bytes);
+    EXPECT_EQ(rows[i].block, e[i].res.block);
+    EXPECT_EQ(rows[i].occupancy, e[i].res.occupancy);
+  }
+  H space(H5Dget_space(d.id));
+  H5Dvlen_reclaim(mt.id, space.id, H5P_DEFAULT, rows.data());
+}
+
+TEST_F(H5Output, RankTableRoundTrip) {
+  write_full(path_);
+  Reader r(path_);
+  const std::vector<std::pair<std::string, H5T_class_t>> expected = {
+      {"rank", H5T_INTEGER}, {"compute_s", H5T_FLOAT}, {"halo_wait_s", H5T_FLOAT}, {"reduction_s", H5T_FLOAT}};
+  ASSERT_EQ(compound_fields(r, "/metrics/ranks"), expected);
+  EXPECT_EQ(r.dims("/metrics/ranks"), (std::vector<hsize_t>{2}));
+  H mt(H5Tcreate(H5T_COMPOUND, sizeof(RankTimes)));
+  H5Tinsert(mt.id, "rank", HOFFSET(RankTimes, rank), H5T_NATIVE_INT);
+  H5Tinsert(mt.id, "compute_s", HOFFSET(RankTimes, compute_s), H5T_NATIVE_DOUBLE);
+  H5Tinsert(mt.id, "halo_wait_s", HOFFSET(RankTimes, halo_wait_s), H5T_NATIVE_DOUBLE);
+  H5Tinsert(mt.id, "reduction_s", HOFFSET(RankTimes, reduction_s), H5T_NATIVE_DOUBLE);
+  H d(H5Dopen2(r.id(), "/metrics/ranks", H5P_DEFAULT));
+  std::vector<RankTimes> rows(2);
+  ASSERT_GE(H5Dread(d.id, mt.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()), 0);
+  const std::vector<RankTimes> e = make_ranks();
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(rows[i].rank, e[i].rank);
+    EXPECT_EQ(rows[i].compute_s, e[i].compute_s);
+    EXPECT_EQ(rows[i].halo_wait_s, e[i].halo_wait_s);
+    EXPECT_EQ(rows[i].reduction_s, e[i].reduction_s);
+  }
+}
+
+// ---- temporary name, commit, overwrite ----
+
+TEST_F(H5Output, TemporaryIsHiddenBesideTheTarget) {
+  OutputFile out(path_, false);
+  EXPECT_EQ(out.temp_path(), dir_ + "/.run.h5.tmp-" + std::to_string(::getpid()));
+  EXPECT_TRUE(fs::exists(out.temp_path()));
+  EXPECT_FALSE(fs::exists(path_));
+}
+
+TEST_F(H5Output, CommitRenamesAndLeavesNoTemporary) {
+  std::string temp;
+  {
+    OutputFile out(path_, false);
+    temp = out.temp_path();
+    out.write_root(make_root());
+    out.commit();
+    EXPECT_FALSE(fs::exists(temp));
+    EXPECT_TRUE(fs::exists(path_));
+  }
+  EXPECT_FALSE(fs::exists(temp));
+  EXPECT_TRUE(fs::exists(path_));
+  EXPECT_TRUE(leftovers().empty());
+}
+
+TEST_F(H5Output, DestructionWithoutCommitLeavesNothing) {
+  {
+    OutputFile out(path_, false);
+    out.write_root(make_root());
+    out.write_solve(make_solve("s", true, 0.0), kExtents);
+  }
+  EXPECT_FALSE(fs::exists(path_));
+  EXPECT_TRUE(leftovers().empty());
+}
+
+TEST_F(H5Output, ExistingFileWithoutOverwriteIsInputErrorAndUntouched) {
+  { std::ofstream(path_) << "precious"; }
+  try {
+    OutputFile out(path_, false);
+    FAIL() << "no exception";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "output.file: '" + path_ + "' exists; set output.overwrite = true to replace it");
+  }
+  std::ifstream in(path_);
+  std::string content;
+  in >> content;
+  EXPECT_EQ(content, "precious");
+  EXPECT_TRUE(leftovers().empty());
+}
+
+TEST_F(H5Output, ExistingFileWithOverwriteIsReplaced) {
+  { std::ofstream(path_) << "old"; }
+  write_full(path_, true);
+  EXPECT_GT(H5Fis_hdf5(path_.c_str()), 0);
+  Reader r(path_);
+  EXPECT_EQ(r.attr_string("/", "git_hash"), make_root().git_hash);
+  EXPECT_TRUE(leftovers().empty());
+}
+
+TEST_F(H5Output, MissingDirectoryIsInputError) {
+  const std::string missing = dir_ + "/no/such";
+  try {
+    check_output_path(missing + "/run.h5", false);
+    FAIL() << "no exception";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "output.file: directory '" + missing + "' does not exist");
+  }
+  EXPECT_THROW(OutputFile(missing + "/run.h5", true), InputError);
+}
+
+TEST_F(H5Output, UnwritableDirectoryIsInputError) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root may write anywhere";
+  const std::string locked = dir_ + "/locked";
+  ASSERT_EQ(::mkdir(locked.c_str(), 0555), 0);
+  try {
+    OutputFile out(locked + "/run.h5", false);
+    FAIL() << "no exception";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "output.file: directory '" + locked + "' is not writable");
+  }
+}
+
+TEST_F(H5Output, DirectoryAsTargetIsInputError) { EXPECT_THROW(check_output_path(dir_, true), InputError); }
+
+TEST_F(H5Output, BareFileNameUsesCurrentDirectory) {
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir_);
+  {
+    OutputFile out("run.h5", false);
+    EXPECT_EQ(out.temp_path(), "./.run.h5.tmp-" + std::to_string(::getpid()));
+    out.commit();
+  }
+  fs::current_path(cwd);
+  EXPECT_TRUE(fs::exists(path_));
+  EXPECT_TRUE(leftovers().empty());
+}
+
+TEST_F(H5Output, WriteAfterCommitIsRuntimeFailure) {
+  OutputFile out(path_, false);
+  out.commit();
+  EXPECT_THROW(out.write_root(make_root()), RuntimeFailure);
+}
+
+}  // namespace
+}  // namespace emprism::io
