@@ -37,8 +37,8 @@ void setup_logging(const std::string& level, int rank) {
   if (lvl == spdlog::level::off && level != "off")
     throw InputError("log.level: unknown level '" + level + "' (use trace, debug, info, warn or error)");
   auto logger = std::make_shared<spdlog::logger>("emprism", std::make_shared<RoutingSink>());
-  logger->set_pattern(rank == 0 ? "[%Y-%m-%d %H:%M:%S.%e] [%l] %v" : "[%Y-%m-%d %H:%M:%S.%e] [%l] [rank " +
-                                                                         std::to_string(rank) + "] %v");
+  logger->set_pattern(rank == 0 ? "[%Y-%m-%d %H:%M:%S.%e] [%l] %v"
+                                : "[%Y-%m-%d %H:%M:%S.%e] [%l] [rank " + std::to_string(rank) + "] %v");
   logger->set_level(rank == 0 ? lvl : std::max(lvl, spdlog::level::warn));
   spdlog::set_default_logger(logger);
 }

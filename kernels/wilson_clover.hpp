@@ -58,8 +58,8 @@ EMPRISM_HD inline Spinor<R> apply_hopping(const HoppingArg<R>& a, int cb) {
 template <typename R>
 struct DiracArg {
   HoppingArg<R> hop;
-  CloverView<R> clover;   // C of the output parity
-  SpinorView<R> x;        // xpay input, output parity
+  CloverView<R> clover;  // C of the output parity
+  SpinorView<R> x;       // xpay input, output parity
   SpinorView<R> out;
   SpinorView<R> out2;
   R b = 0;
@@ -68,7 +68,9 @@ struct DiracArg {
 template <typename R, bool Dag>
 struct HopClover {
   DiracArg<R> a;
-  EMPRISM_HD void operator()(int cb) const { a.out.store(cb, clover_mul(a.clover.load(cb), apply_hopping<Dag>(a.hop, cb))); }
+  EMPRISM_HD void operator()(int cb) const {
+    a.out.store(cb, clover_mul(a.clover.load(cb), apply_hopping<Dag>(a.hop, cb)));
+  }
 };
 
 template <typename R>

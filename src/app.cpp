@@ -215,7 +215,8 @@ int execute(const Config& cfg, Communicator& comm) {
 
   double compute = 0;
   for (const auto& k : metrics.table()) compute += k.total_s;
-  file.write_metrics(metrics.table(), metrics.peak(), {io::RankTimes{comm.rank(), compute, 0.0, comm.reduction_seconds()}});
+  file.write_metrics(metrics.table(), metrics.peak(),
+                     {io::RankTimes{comm.rank(), compute, 0.0, comm.reduction_seconds()}});
   file.commit();
 
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
@@ -244,10 +245,11 @@ int run_main(int argc, char** argv) {
   MpiSession mpi(&argc, &argv);
   Communicator comm;
 
-  CLI::App cli{"EmPRiSM-MPI: even-odd preconditioned CG for the Wilson-clover Dirac equation.\n"
-               "Output: one HDF5 file (see README.md). Exit codes: 0 converged, 1 failure, 2 bad input, "
-               "3 not converged.",
-               "emprism-mpi"};
+  CLI::App cli{
+      "EmPRiSM-MPI: even-odd preconditioned CG for the Wilson-clover Dirac equation.\n"
+      "Output: one HDF5 file (see README.md). Exit codes: 0 converged, 1 failure, 2 bad input, "
+      "3 not converged.",
+      "emprism-mpi"};
   std::string input;
   bool dry_run = false;
   std::string log_level;
@@ -273,8 +275,8 @@ int run_main(int argc, char** argv) {
     io::setup_logging(cfg.log.level, comm.rank());
     io::check_output_path(cfg.output.file, cfg.output.overwrite);
     if (comm.size() > 1)
-      throw RuntimeFailure("this build runs on one MPI rank; domain decomposition over " +
-                           std::to_string(comm.size()) + " ranks is not implemented yet");
+      throw RuntimeFailure("this build runs on one MPI rank; domain decomposition over " + std::to_string(comm.size()) +
+                           " ranks is not implemented yet");
     log_setup(cfg, comm);
     if (dry_run) {
       const Extents& e = cfg.lattice.extents;

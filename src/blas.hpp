@@ -39,9 +39,8 @@ void axpby(Context& ctx, double a, const ParitySpinor<R>& x, double b, ParitySpi
 // y += a x (x may be of another precision)
 template <typename R, typename Rx>
 void axpy(Context& ctx, double a, const ParitySpinor<Rx>& x, ParitySpinor<R>& y) {
-  launch(ctx.metrics,
-         {"blas_axpy", 48.0 * x.sites(), x.sites() * (2 * bytes_per_site<R>() + bytes_per_site<Rx>())}, x.sites(),
-         AxpyFunctor<R, Rx>{x.view(), y.view(), R(a)});
+  launch(ctx.metrics, {"blas_axpy", 48.0 * x.sites(), x.sites() * (2 * bytes_per_site<R>() + bytes_per_site<Rx>())},
+         x.sites(), AxpyFunctor<R, Rx>{x.view(), y.view(), R(a)});
 }
 
 template <typename R>

@@ -87,11 +87,11 @@ CgResult solve_eo_cg(WilsonClover<Ro>& outer, WilsonClover<Ri>& inner, const Spi
   return res;
 }
 
-template CgResult solve_eo_cg<double, double>(WilsonClover<double>&, WilsonClover<double>&,
-                                              const SpinorField<double>&, SpinorField<double>&, const CgParams&);
+template CgResult solve_eo_cg<double, double>(WilsonClover<double>&, WilsonClover<double>&, const SpinorField<double>&,
+                                              SpinorField<double>&, const CgParams&);
 template CgResult solve_eo_cg<float, float>(WilsonClover<float>&, WilsonClover<float>&, const SpinorField<float>&,
                                             SpinorField<float>&, const CgParams&);
-template CgResult solve_eo_cg<double, float>(WilsonClover<double>&, WilsonClover<float>&,
-                                             const SpinorField<double>&, SpinorField<double>&, const CgParams&);
+template CgResult solve_eo_cg<double, float>(WilsonClover<double>&, WilsonClover<float>&, const SpinorField<double>&,
+                                             SpinorField<double>&, const CgParams&);
 
 }  // namespace emprism

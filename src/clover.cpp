@@ -197,8 +197,8 @@ HostClover make_clover(const HostGauge& u, double kappa, double csw) {
   if (bad_site >= 0) {
     int x[4];
     g.local_coords(bad_site, x);
-    throw RuntimeFailure("clover term is singular at site (" + std::to_string(x[0]) + "," + std::to_string(x[1]) +
-                         "," + std::to_string(x[2]) + "," + std::to_string(x[3]) + "); reduce dirac.csw or kappa");
+    throw RuntimeFailure("clover term is singular at site (" + std::to_string(x[0]) + "," + std::to_string(x[1]) + "," +
+                         std::to_string(x[2]) + "," + std::to_string(x[3]) + "); reduce dirac.csw or kappa");
   }
   return out;
 }

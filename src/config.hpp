@@ -29,8 +29,8 @@ struct GaugeConfig {
 };
 
 struct DiracConfig {
-  double kappa = 0.0;                         // > 0 (required)
-  double csw = 0.0;                           // >= 0; 0 skips the clover term
+  double kappa = 0.0;                               // > 0 (required)
+  double csw = 0.0;                                 // >= 0; 0 skips the clover term
   std::array<double, 4> theta_over_pi{0, 0, 0, 1};  // boundary phases theta_mu / pi
 };
 
@@ -45,8 +45,8 @@ struct SolveConfig {
   SourceKind kind = SourceKind::Point;
   // point
   std::array<int, 4> site{0, 0, 0, 0};  // global coordinates, 0 <= site[mu] < L[mu]
-  int spin = 0;                          // 0..3
-  int colour = 0;                        // 0..2
+  int spin = 0;                         // 0..3
+  int colour = 0;                       // 0..2
   // random
   std::uint64_t seed = 1;
   NoiseKind noise = NoiseKind::Gaussian;

@@ -12,11 +12,11 @@
 
 #include <array>
 
+#include "kernels/wilson_clover.hpp"
 #include "src/clover.hpp"
 #include "src/context.hpp"
 #include "src/fields.hpp"
 #include "src/gauge.hpp"
-#include "kernels/wilson_clover.hpp"
 
 namespace emprism {
 

@@ -26,9 +26,7 @@ Geometry::Geometry(const Extents& global, const Extents& local, const Extents& o
   arg_.vh = static_cast<int>(volume_ / 2);
 }
 
-std::int64_t Geometry::global_volume() const {
-  return std::int64_t(global_[0]) * global_[1] * global_[2] * global_[3];
-}
+std::int64_t Geometry::global_volume() const { return std::int64_t(global_[0]) * global_[1] * global_[2] * global_[3]; }
 
 void Geometry::local_coords(std::int64_t lex, int x[4]) const {
   for (int mu = 0; mu < 4; ++mu) {

@@ -5,8 +5,8 @@
 #pragma once
 
 #include <Random123/philox.h>
-#include <Random123/uniform.hpp>
 
+#include <Random123/uniform.hpp>
 #include <cmath>
 #include <cstdint>
 

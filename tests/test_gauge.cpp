@@ -1,0 +1,101 @@
+// test_gauge.cpp: gauge-field generation (unit, random with width), SU(3) projection, plaquette and link
+// trace against the reference, independence of the random field from the decomposition.
+#include <gtest/gtest.h>
+
+#include "operator_fixture.hpp"
+
+namespace emprism::test {
+namespace {
+
+const Extents kLat{4, 6, 4, 8};
+
+TEST(Gauge, RandomLinksAreSU3) {
+  const Geometry g = Geometry::single_rank(kLat);
+  for (double width : {1.0, 0.3}) {
+    const HostGauge u = make_random_gauge(g, 7, width);
+    double dev = 0;
+    for (const auto& l : u.links()) dev = std::max(dev, unitarity_deviation(l));
+    EXPECT_LT(dev, 1e-13) << "width " << width;
+  }
+}
+
+TEST(Gauge, WidthZeroIsUnitField) {
+  const Geometry g = Geometry::single_rank(kLat);
+  const HostGauge u = make_random_gauge(g, 7, 0.0);
+  EXPECT_DOUBLE_EQ(plaquette(u), 1.0);
+  EXPECT_DOUBLE_EQ(link_trace(u), 1.0);
+}
+
+TEST(Gauge, UnitFieldHasPlaquetteAndTraceOne) {
+  const Geometry g = Geometry::single_rank(kLat);
+  const HostGauge u = make_unit_gauge(g);
+  EXPECT_EQ(plaquette(u), 1.0);
+  EXPECT_EQ(link_trace(u), 1.0);
+}
+
+TEST(Gauge, WidthMovesPlaquetteMonotonicallyFromOne) {
+  const Geometry g = Geometry::single_rank(kLat);
+  double last = 1.0;
+  for (double w : {0.1, 0.3, 0.6, 1.0}) {
+    const double p = plaquette(make_random_gauge(g, 3, w));
+    EXPECT_LT(p, last) << "width " << w;
+    last = p;
+  }
+}
+
+// Haar-random links: E[Re tr P / 3] = 0, the standard deviation of one sample is 1/sqrt(18).
+TEST(Gauge, HaarRandomPlaquetteAveragesToZero) {
+  const Extents lat{8, 8, 8, 8};
+  const Geometry g = Geometry::single_rank(lat);
+  const double p = plaquette(make_random_gauge(g, 5, 1.0));
+  const double sigma = 1.0 / std::sqrt(18.0 * 6.0 * g.local_volume());
+  EXPECT_LT(std::abs(p), 5 * sigma);
+}
+
+TEST(Gauge, PlaquetteMatchesReference) {
+  const Geometry g = Geometry::single_rank(kLat);
+  const HostGauge u = make_random_gauge(g, 9, 0.4);
+  EXPECT_NEAR(plaquette(u), ref::plaquette(kLat, gauge_to_natural(u)), 1e-14);
+}
+
+TEST(Gauge, RandomFieldIsReproducibleFromSeed) {
+  const Geometry g = Geometry::single_rank(kLat);
+  const auto a = gauge_to_natural(make_random_gauge(g, 42, 0.7));
+  const auto b = gauge_to_natural(make_random_gauge(g, 42, 0.7));
+  const auto c = gauge_to_natural(make_random_gauge(g, 43, 0.7));
+  EXPECT_EQ(a, b);
+  EXPECT_GT(rel_diff(a, c), 0.1);
+}
+
+// The links of a sub-block drawn on a rank-like geometry (local extents and origin) equal the same links
+// of the whole lattice: the field does not depend on the decomposition.
+TEST(Gauge, RandomFieldDoesNotDependOnDecomposition) {
+  const Extents global{4, 6, 4, 8}, local{2, 6, 2, 4}, origin{2, 0, 2, 4};
+  const Geometry whole = Geometry::single_rank(global);
+  const Geometry part(global, local, origin);
+  const HostGauge uw = make_random_gauge(whole, 77, 0.8), up = make_random_gauge(part, 77, 0.8);
+  for (std::int64_t lex = 0; lex < part.local_volume(); ++lex) {
+    int x[4], y[4];
+    part.local_coords(lex, x);
+    for (int mu = 0; mu < 4; ++mu) y[mu] = x[mu] + origin[mu];
+    for (int mu = 0; mu < 4; ++mu)
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+          ASSERT_EQ(up.at(x, mu).e[a][b].re, uw.at(y, mu).e[a][b].re);
+          ASSERT_EQ(up.at(x, mu).e[a][b].im, uw.at(y, mu).e[a][b].im);
+        }
+  }
+}
+
+TEST(Gauge, NaturalOrderRoundTrip) {
+  const Geometry g = Geometry::single_rank(kLat);
+  const auto links = ref::random_su3_links(kLat, 3);
+  HostGauge u(g);
+  gauge_from_natural(links, u);
+  EXPECT_EQ(gauge_to_natural(u), links);
+}
+
+TEST(Gauge, OddExtentIsAnInputError) { EXPECT_THROW(Geometry::single_rank({4, 5, 4, 4}), InputError); }
+
+}  // namespace
+}  // namespace emprism::test

@@ -1,0 +1,11 @@
+// test_main.cpp: the GoogleTest main of emprism_tests, inside an MPI session (the library's collectives
+// need MPI initialised; these unit tests run on one rank).
+#include <gtest/gtest.h>
+
+#include "comm/communicator.hpp"
+
+int main(int argc, char** argv) {
+  emprism::MpiSession mpi(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
