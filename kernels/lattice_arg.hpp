@@ -11,10 +11,11 @@
 namespace emprism {
 
 struct LatticeArg {
-  int l[4];       // local extents
-  int g[4];       // global extents
-  int origin[4];  // global coordinates of local site (0,0,0,0)
-  int vh;         // local sites per parity
+  int l[4];            // local extents
+  int g[4];            // global extents
+  int origin[4];       // global coordinates of local site (0,0,0,0)
+  int partitioned[4];  // 1: hops across the local boundary in mu go through the halo buffers
+  int vh;              // local sites per parity
 
   EMPRISM_HD int origin_parity() const { return (origin[0] + origin[1] + origin[2] + origin[3]) & 1; }
 
@@ -32,6 +33,30 @@ struct LatticeArg {
   }
 
   EMPRISM_HD int cb_index(const int x[4]) const { return (x[0] + l[0] * (x[1] + l[1] * (x[2] + l[2] * x[3]))) / 2; }
+
+  // True when a hop from x leaves the rank (a partitioned direction at the local boundary).
+  EMPRISM_HD bool on_boundary(const int x[4]) const {
+    for (int mu = 0; mu < 4; ++mu)
+      if (partitioned[mu] && (x[mu] == 0 || x[mu] == l[mu] - 1)) return true;
+    return false;
+  }
+
+  // Faces: the sites of one parity with x[mu] fixed. Face index = (3-D lexicographic index over the other
+  // directions, in increasing order) / 2; both sides of a rank boundary agree on it (same other coordinates).
+  EMPRISM_HD int face_volume(int mu) const { return vh / l[mu]; }
+  EMPRISM_HD int face_index(const int x[4], int mu) const {
+    const int d0 = mu == 0 ? 1 : 0, d1 = mu <= 1 ? 2 : 1, d2 = mu <= 2 ? 3 : 2;
+    return (x[d0] + l[d0] * (x[d1] + l[d1] * x[d2])) / 2;
+  }
+  EMPRISM_HD void face_coords(int f, int mu, int xmu, int parity, int x[4]) const {
+    const int d0 = mu == 0 ? 1 : 0, d1 = mu <= 1 ? 2 : 1, d2 = mu <= 2 ? 3 : 2;
+    const int half = l[d0] / 2;
+    const int r = f / half;
+    x[d1] = r % l[d1];
+    x[d2] = r / l[d1];
+    x[mu] = xmu;
+    x[d0] = 2 * (f - r * half) + ((x[d1] + x[d2] + xmu + origin_parity() + parity) & 1);
+  }
 
   // Checkerboard index of x + dir * mu-hat (dir = +1 or -1), wrapping locally; sets `crosses` when the hop
   // crosses the global boundary (where the fermion phase applies).

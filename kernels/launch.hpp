@@ -18,6 +18,13 @@ struct LaunchCost {
   double bytes;  // minimum bytes for the whole call
 };
 
+// Runs without recording (parts of a composite operation that its caller times as a whole).
+template <typename F>
+void run_kernel(std::int64_t n, const F& f) {
+  backend::parallel_for(n, f);
+  backend::synchronize();
+}
+
 template <typename F>
 void launch(MetricsRegistry& metrics, const LaunchCost& cost, std::int64_t n, const F& f) {
   const auto t0 = std::chrono::steady_clock::now();

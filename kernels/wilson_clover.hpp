@@ -2,15 +2,20 @@
 //   H psi(x) = sum_mu [ (1 - gamma_mu) U_mu(x) psi(x+mu) + (1 + gamma_mu) U_mu(x-mu)^dag psi(x-mu) ]
 //   H^dag    = the same with gamma_mu -> -gamma_mu (= g5 H g5)
 // A hop crossing the global boundary forward in mu takes exp(i theta_mu), backward its conjugate.
-// Kernels (one functor each; the launchers in src/dirac.cpp name them and count flops/bytes):
-//   HopClover<Dag>   out = C H^(dag) in              eo_clover, eo_clover_dag
-//   HopCloverXpay    out = x + b C H in, out2 = C out   oe_clover (Mhat; out2 = A_oo^-1 Mhat p feeds Mhat^dag)
-//   HopXpay<Dag>     out = x + b H^(dag) in          oe_clover_dag
-//   CloverXpayHop    out = C (x + b H in)            source preparation and reconstruction
-//   CloverPlusHop    out = C x + b H in              the full M, one parity at a time
-//   CloverOnly       out = C x
-// C is the clover block (A or A^-1) of the output parity. Aliasing: out may alias x, never in.
-// Who may call: the backends in kernels/backend/ through kernels/launch.hpp.
+// Hops that leave the rank (partitioned directions) read spin-projected half spinors from halo buffers,
+// indexed by face index: from the forward neighbour P psi(x+mu) (the link is applied here), from the backward
+// neighbour U_mu(x-mu)^dag P psi(x-mu) (the sender applied its link; kernels/halo_pack.hpp).
+// A kernel is an epilogue (what to do with acc = H in at a site) run by one of two drivers:
+//   DslashInterior  all sites, hops that stay on the rank; boundary sites store the partial acc in out
+//   DslashExterior  boundary sites only, after the halos arrived: acc = partial + halo hops, then the epilogue
+// Without partitioned directions the interior driver is the whole kernel. Epilogues (C = clover block of the
+// output parity, A or A^-1):
+//   EpiClover<Dag>   out = C acc                      eo_clover, eo_clover_dag
+//   EpiCloverXpay    v = x + b C acc; out = v; out2 = C v    oe_clover (out2 = A_oo^-1 Mhat p feeds Mhat^dag)
+//   EpiXpay<Dag>     out = x + b acc                  oe_clover_dag
+//   EpiCloverOfXpay  out = C (x + b acc)              source preparation and reconstruction
+//   EpiCloverPlus    out = C x + b acc                the full M, one parity at a time
+// Aliasing: out must not alias in or x. Who may call: the backends through kernels/launch.hpp.
 #pragma once
 
 #include "kernels/lattice_arg.hpp"
@@ -25,34 +30,52 @@ struct HoppingArg {
   SpinorView<R> in;  // the parity opposite to out_parity
   int out_parity = 0;
   Complex<R> phase[4];  // exp(i theta_mu)
+  const HalfSpinor<R>* halo_fwd[4];
+  const HalfSpinor<R>* halo_bwd[4];
 };
 
-template <int Mu, bool Dag, typename R>
+enum class HopPart { Interior, Exterior };
+
+template <int Mu, bool Dag, HopPart Part, typename R>
 EMPRISM_HD inline void hop_direction(const HoppingArg<R>& a, const int x[4], int cb, Spinor<R>& acc) {
   constexpr int kFwd = Dag ? +1 : -1;  // (1 - gamma) forward for H, (1 + gamma) for H^dag
-  bool crosses = false;
-  const int yf = a.lat.neighbour(x, Mu, +1, crosses);
-  HalfSpinor<R> hf = a.gauge.load(a.out_parity, cb, Mu) * project<Mu, kFwd>(a.in.load(yf));
-  if (crosses) hf = a.phase[Mu] * hf;
-  accumulate_reconstructed<Mu, kFwd>(acc, hf);
-
-  const int yb = a.lat.neighbour(x, Mu, -1, crosses);
-  HalfSpinor<R> hb = adj_mul(a.gauge.load(1 - a.out_parity, yb, Mu), project<Mu, -kFwd>(a.in.load(yb)));
-  if (crosses) hb = conj(a.phase[Mu]) * hb;
-  accumulate_reconstructed<Mu, -kFwd>(acc, hb);
+  const bool fwd_off = a.lat.partitioned[Mu] && x[Mu] == a.lat.l[Mu] - 1;
+  const bool bwd_off = a.lat.partitioned[Mu] && x[Mu] == 0;
+  if (Part == HopPart::Interior) {
+    bool crosses = false;
+    if (!fwd_off) {
+      const int y = a.lat.neighbour(x, Mu, +1, crosses);
+      HalfSpinor<R> h = a.gauge.load(a.out_parity, cb, Mu) * project<Mu, kFwd>(a.in.load(y));
+      if (crosses) h = a.phase[Mu] * h;
+      accumulate_reconstructed<Mu, kFwd>(acc, h);
+    }
+    if (!bwd_off) {
+      const int y = a.lat.neighbour(x, Mu, -1, crosses);
+      HalfSpinor<R> h = adj_mul(a.gauge.load(1 - a.out_parity, y, Mu), project<Mu, -kFwd>(a.in.load(y)));
+      if (crosses) h = conj(a.phase[Mu]) * h;
+      accumulate_reconstructed<Mu, -kFwd>(acc, h);
+    }
+  } else {
+    if (fwd_off) {
+      HalfSpinor<R> h = a.gauge.load(a.out_parity, cb, Mu) * a.halo_fwd[Mu][a.lat.face_index(x, Mu)];
+      if (a.lat.origin[Mu] + x[Mu] == a.lat.g[Mu] - 1) h = a.phase[Mu] * h;
+      accumulate_reconstructed<Mu, kFwd>(acc, h);
+    }
+    if (bwd_off) {
+      HalfSpinor<R> h = a.halo_bwd[Mu][a.lat.face_index(x, Mu)];
+      if (a.lat.origin[Mu] + x[Mu] == 0) h = conj(a.phase[Mu]) * h;
+      accumulate_reconstructed<Mu, -kFwd>(acc, h);
+    }
+  }
 }
 
-// H psi (Dag = false) or H^dag psi (Dag = true) at checkerboard site cb of parity a.out_parity.
-template <bool Dag, typename R>
-EMPRISM_HD inline Spinor<R> apply_hopping(const HoppingArg<R>& a, int cb) {
-  int x[4];
-  a.lat.coords(cb, a.out_parity, x);
-  Spinor<R> acc = zero_spinor<R>();
-  hop_direction<0, Dag>(a, x, cb, acc);
-  hop_direction<1, Dag>(a, x, cb, acc);
-  hop_direction<2, Dag>(a, x, cb, acc);
-  hop_direction<3, Dag>(a, x, cb, acc);
-  return acc;
+// acc += the hops of H (Dag = false) or H^dag (Dag = true) of the given part at site x (checkerboard cb).
+template <bool Dag, HopPart Part, typename R>
+EMPRISM_HD inline void apply_hopping(const HoppingArg<R>& a, const int x[4], int cb, Spinor<R>& acc) {
+  hop_direction<0, Dag, Part>(a, x, cb, acc);
+  hop_direction<1, Dag, Part>(a, x, cb, acc);
+  hop_direction<2, Dag, Part>(a, x, cb, acc);
+  hop_direction<3, Dag, Part>(a, x, cb, acc);
 }
 
 template <typename R>
@@ -66,43 +89,77 @@ struct DiracArg {
 };
 
 template <typename R, bool Dag>
-struct HopClover {
+struct EpiClover {
+  static constexpr bool kDag = Dag;
   DiracArg<R> a;
-  EMPRISM_HD void operator()(int cb) const {
-    a.out.store(cb, clover_mul(a.clover.load(cb), apply_hopping<Dag>(a.hop, cb)));
-  }
+  EMPRISM_HD void finish(int cb, const Spinor<R>& acc) const { a.out.store(cb, clover_mul(a.clover.load(cb), acc)); }
 };
 
 template <typename R>
-struct HopCloverXpay {
+struct EpiCloverXpay {
+  static constexpr bool kDag = false;
   DiracArg<R> a;
-  EMPRISM_HD void operator()(int cb) const {
-    const CloverSite<R> clover = a.clover.load(cb);
-    const Spinor<R> v = a.x.load(cb) + a.b * clover_mul(clover, apply_hopping<false>(a.hop, cb));
+  EMPRISM_HD void finish(int cb, const Spinor<R>& acc) const {
+    const CloverSite<R> c = a.clover.load(cb);
+    const Spinor<R> v = a.x.load(cb) + a.b * clover_mul(c, acc);
     a.out.store(cb, v);
-    a.out2.store(cb, clover_mul(clover, v));
+    a.out2.store(cb, clover_mul(c, v));
   }
 };
 
 template <typename R, bool Dag>
-struct HopXpay {
+struct EpiXpay {
+  static constexpr bool kDag = Dag;
   DiracArg<R> a;
-  EMPRISM_HD void operator()(int cb) const { a.out.store(cb, a.x.load(cb) + a.b * apply_hopping<Dag>(a.hop, cb)); }
+  EMPRISM_HD void finish(int cb, const Spinor<R>& acc) const { a.out.store(cb, a.x.load(cb) + a.b * acc); }
 };
 
 template <typename R>
-struct CloverXpayHop {
+struct EpiCloverOfXpay {
+  static constexpr bool kDag = false;
   DiracArg<R> a;
-  EMPRISM_HD void operator()(int cb) const {
-    a.out.store(cb, clover_mul(a.clover.load(cb), a.x.load(cb) + a.b * apply_hopping<false>(a.hop, cb)));
+  EMPRISM_HD void finish(int cb, const Spinor<R>& acc) const {
+    a.out.store(cb, clover_mul(a.clover.load(cb), a.x.load(cb) + a.b * acc));
   }
 };
 
 template <typename R>
-struct CloverPlusHop {
+struct EpiCloverPlus {
+  static constexpr bool kDag = false;
   DiracArg<R> a;
+  EMPRISM_HD void finish(int cb, const Spinor<R>& acc) const {
+    a.out.store(cb, clover_mul(a.clover.load(cb), a.x.load(cb)) + a.b * acc);
+  }
+};
+
+template <typename Epi>
+struct DslashInterior {
+  Epi e;
   EMPRISM_HD void operator()(int cb) const {
-    a.out.store(cb, clover_mul(a.clover.load(cb), a.x.load(cb)) + a.b * apply_hopping<false>(a.hop, cb));
+    const auto& hop = e.a.hop;
+    int x[4];
+    hop.lat.coords(cb, hop.out_parity, x);
+    auto acc = zero_spinor<decltype(hop.phase[0].re)>();
+    apply_hopping<Epi::kDag, HopPart::Interior>(hop, x, cb, acc);
+    if (hop.lat.on_boundary(x))
+      e.a.out.store(cb, acc);  // partial: DslashExterior finishes this site
+    else
+      e.finish(cb, acc);
+  }
+};
+
+template <typename Epi>
+struct DslashExterior {
+  Epi e;
+  const int* sites;  // checkerboard indices of the boundary sites of the output parity
+  EMPRISM_HD void operator()(int i) const {
+    const auto& hop = e.a.hop;
+    const int cb = sites[i];
+    int x[4];
+    hop.lat.coords(cb, hop.out_parity, x);
+    auto acc = e.a.out.load(cb);
+    apply_hopping<Epi::kDag, HopPart::Exterior>(hop, x, cb, acc);
+    e.finish(cb, acc);
   }
 };
 

@@ -20,6 +20,16 @@ enum class NoiseKind { Gaussian, Z2 };
 
 struct LatticeConfig {
   std::array<int, 4> extents{};  // global (Lx, Ly, Lz, Lt), each even and >= 2
+  // Process grid (px, py, pz, pt); absent = chosen to minimise the halo surface. Checked against the rank
+  // count and the extents in comm/process_grid.cpp (local extents must be even).
+  std::optional<std::array<int, 4>> procs;
+};
+
+// [comm]
+struct CommConfig {
+  // Exchange halos through MPI in these directions even where one rank spans them (the halo code then runs,
+  // and is tested, on a single rank; like QUDA's partition mask). Directions split over ranks always do.
+  std::array<bool, 4> force_halo{false, false, false, false};
 };
 
 struct GaugeConfig {
@@ -58,15 +68,21 @@ struct SolveConfig {
   std::optional<int> max_iter;
 };
 
+enum class OutputIo { Auto, Collective, Gather };
+
 struct OutputConfig {
   std::string file;  // required, path of the HDF5 file
   bool overwrite = false;
   bool write_gauge = false;
+  // How distributed fields reach the file: collective parallel HDF5 (each rank writes its hyperslab; needs
+  // HDF5 built with MPI), a gather through rank 0 one timeslice at a time, or auto (collective when available).
+  OutputIo io = OutputIo::Auto;
 };
 
 struct LogConfig {
   std::string level = "info";  // trace|debug|info|warn|error
   int progress_every = 50;     // CG iterations between progress lines, > 0
+  bool per_rank = false;       // every rank logs everything to <output.file>.rank<N>.log (debugging)
 };
 
 struct MetricsConfig {
@@ -77,6 +93,7 @@ struct Config {
   std::string input_text;  // the TOML text as given (written to /input)
   std::string input_path;
   LatticeConfig lattice;
+  CommConfig comm;
   GaugeConfig gauge;
   DiracConfig dirac;
   SolverConfig solver;

@@ -4,8 +4,10 @@
 //   clover mat-vec 552 flops, C;  xpay 48 flops, S
 #include "src/dirac.hpp"
 
+#include <chrono>
 #include <cmath>
 
+#include "kernels/halo_pack.hpp"
 #include "kernels/launch.hpp"
 
 namespace emprism {
@@ -25,13 +27,73 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const HostGaug
       a_inv_{CloverField<R>(geom), CloverField<R>(geom)},
       tmp_e_(geom),
       tmp_e2_(geom),
-      tmp_o_(geom) {
+      tmp_o_(geom),
+      halo_(ctx.grid) {
   upload_gauge(gauge, gauge_);
   for (int p = 0; p < 2; ++p) {
     upload_clover(clover.a[p], a_[p]);
     upload_clover(clover.a_inv[p], a_inv_[p]);
   }
   for (int mu = 0; mu < 4; ++mu) phase_[mu] = {R(std::cos(params.theta[mu])), R(std::sin(params.theta[mu]))};
+  for (int mu = 0; mu < 4; ++mu) {
+    if (!geom.partitioned(mu)) continue;
+    const auto n = static_cast<std::size_t>(geom.arg().face_volume(mu));
+    send_bwd_[mu] = Buffer<HalfSpinor<R>>(n);
+    send_fwd_[mu] = Buffer<HalfSpinor<R>>(n);
+    recv_fwd_[mu] = Buffer<HalfSpinor<R>>(n);
+    recv_bwd_[mu] = Buffer<HalfSpinor<R>>(n);
+  }
+  for (int p = 0; p < 2; ++p) {
+    const std::vector<int> sites = geom.boundary_sites(p);
+    boundary_[p] = Buffer<int>(sites.size());
+    boundary_[p].from_host(sites);
+  }
+}
+
+template <typename R>
+void WilsonClover<R>::pack_and_start(const SpinorView<R>& in, int in_parity, bool dag) {
+  HaloPackArg<R> a{geom_.arg(), gauge_.view(), in, in_parity, nullptr, nullptr};
+  std::array<const void*, 4> sb{}, sf{};
+  std::array<void*, 4> rf{}, rb{};
+  std::array<std::size_t, 4> bytes{};
+  for (int mu = 0; mu < 4; ++mu) {
+    if (!geom_.partitioned(mu)) continue;
+    a.send_bwd = send_bwd_[mu].data();
+    a.send_fwd = send_fwd_[mu].data();
+    const int n = 2 * geom_.arg().face_volume(mu);
+    switch (mu * 2 + (dag ? 1 : 0)) {
+      case 0:
+        run_kernel(n, HaloPack<R, false, 0>{a});
+        break;
+      case 1:
+        run_kernel(n, HaloPack<R, true, 0>{a});
+        break;
+      case 2:
+        run_kernel(n, HaloPack<R, false, 1>{a});
+        break;
+      case 3:
+        run_kernel(n, HaloPack<R, true, 1>{a});
+        break;
+      case 4:
+        run_kernel(n, HaloPack<R, false, 2>{a});
+        break;
+      case 5:
+        run_kernel(n, HaloPack<R, true, 2>{a});
+        break;
+      case 6:
+        run_kernel(n, HaloPack<R, false, 3>{a});
+        break;
+      default:
+        run_kernel(n, HaloPack<R, true, 3>{a});
+        break;
+    }
+    sb[mu] = send_bwd_[mu].data();
+    sf[mu] = send_fwd_[mu].data();
+    rf[mu] = recv_fwd_[mu].data();
+    rb[mu] = recv_bwd_[mu].data();
+    bytes[mu] = send_bwd_[mu].bytes();
+  }
+  halo_.start(sb, sf, rf, rb, bytes);
 }
 
 template <typename R>
@@ -41,15 +103,32 @@ DiracArg<R> WilsonClover<R>::make_arg(int out_parity, const ParitySpinor<R>& in)
   a.hop.gauge = gauge_.view();
   a.hop.in = in.view();
   a.hop.out_parity = out_parity;
-  for (int mu = 0; mu < 4; ++mu) a.hop.phase[mu] = phase_[mu];
+  for (int mu = 0; mu < 4; ++mu) {
+    a.hop.phase[mu] = phase_[mu];
+    a.hop.halo_fwd[mu] = recv_fwd_[mu].data();
+    a.hop.halo_bwd[mu] = recv_bwd_[mu].data();
+  }
   return a;
 }
 
 template <typename R>
-template <typename F>
-void WilsonClover<R>::run(const char* name, double flops_per_site, double bytes_per_site, const F& f) {
+template <typename Epi>
+void WilsonClover<R>::dslash(const char* name, double flops_per_site, double bytes_per_site, const Epi& epi) {
   const double n = geom_.half_volume();
-  launch(ctx_.metrics, {name, flops_per_site * n, bytes_per_site * sizeof(R) * n}, geom_.half_volume(), f);
+  const LaunchCost cost{name, flops_per_site * n, bytes_per_site * sizeof(R) * n};
+  if (!geom_.any_partitioned()) {
+    launch(ctx_.metrics, cost, geom_.half_volume(), DslashInterior<Epi>{epi});
+    return;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const int out_parity = epi.a.hop.out_parity;
+  pack_and_start(epi.a.hop.in, 1 - out_parity, Epi::kDag);
+  run_kernel(geom_.half_volume(), DslashInterior<Epi>{epi});
+  halo_.wait();
+  run_kernel(static_cast<std::int64_t>(boundary_[out_parity].size()),
+             DslashExterior<Epi>{epi, boundary_[out_parity].data()});
+  const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+  ctx_.metrics.record(name, dt.count(), cost.flops, cost.bytes);
 }
 
 template <typename R>
@@ -60,7 +139,7 @@ void WilsonClover<R>::apply_m(SpinorField<R>& out, const SpinorField<R>& in) {
     a.x = in.parity(p).view();
     a.out = out.parity(p).view();
     a.b = R(-params_.kappa);
-    run("wilson_clover", kHopFlops + kCloverFlops + kXpayFlops, 8 * 18 + 24 + 24 + 72 + 24, CloverPlusHop<R>{a});
+    dslash("wilson_clover", kHopFlops + kCloverFlops + kXpayFlops, 8 * 18 + 24 + 24 + 72 + 24, EpiCloverPlus<R>{a});
   }
 }
 
@@ -70,7 +149,9 @@ void WilsonClover<R>::apply_clover(ParitySpinor<R>& out, const ParitySpinor<R>& 
   a.clover = inverse ? a_inv_[parity].view() : a_[parity].view();
   a.x = in.view();
   a.out = out.view();
-  run("clover", kCloverFlops, 24 + 72 + 24, CloverOnly<R>{a});
+  const double n = geom_.half_volume();
+  launch(ctx_.metrics, {"clover", kCloverFlops * n, (24 + 72 + 24) * sizeof(R) * n}, geom_.half_volume(),
+         CloverOnly<R>{a});
 }
 
 template <typename R>
@@ -79,14 +160,14 @@ void WilsonClover<R>::apply_mhat(ParitySpinor<R>& out, const ParitySpinor<R>& in
   DiracArg<R> a = make_arg(0, in);
   a.clover = a_inv_[0].view();
   a.out = tmp_e_.view();
-  run("eo_clover", kHopFlops + kCloverFlops, 8 * 18 + 24 + 72 + 24, HopClover<R, false>{a});
+  dslash("eo_clover", kHopFlops + kCloverFlops, 8 * 18 + 24 + 72 + 24, EpiClover<R, false>{a});
   DiracArg<R> b = make_arg(1, tmp_e_);
   b.clover = a_inv_[1].view();
   b.x = in.view();
   b.out = out.view();
   b.out2 = tmp_o_.view();
   b.b = R(-params_.kappa * params_.kappa);
-  run("oe_clover", kHopFlops + 2 * kCloverFlops + kXpayFlops, 8 * 18 + 24 + 72 + 24 + 24 + 24, HopCloverXpay<R>{b});
+  dslash("oe_clover", kHopFlops + 2 * kCloverFlops + kXpayFlops, 8 * 18 + 24 + 72 + 24 + 24 + 24, EpiCloverXpay<R>{b});
 }
 
 template <typename R>
@@ -95,12 +176,12 @@ void WilsonClover<R>::apply_mhat_dag(ParitySpinor<R>& out, const ParitySpinor<R>
   DiracArg<R> a = make_arg(0, tmp_o_);
   a.clover = a_inv_[0].view();
   a.out = tmp_e_.view();
-  run("eo_clover_dag", kHopFlops + kCloverFlops, 8 * 18 + 24 + 72 + 24, HopClover<R, true>{a});
+  dslash("eo_clover_dag", kHopFlops + kCloverFlops, 8 * 18 + 24 + 72 + 24, EpiClover<R, true>{a});
   DiracArg<R> b = make_arg(1, tmp_e_);
   b.x = in.view();
   b.out = out.view();
   b.b = R(-params_.kappa * params_.kappa);
-  run("oe_clover_dag", kHopFlops + kXpayFlops, 8 * 18 + 24 + 24 + 24, HopXpay<R, true>{b});
+  dslash("oe_clover_dag", kHopFlops + kXpayFlops, 8 * 18 + 24 + 24 + 24, EpiXpay<R, true>{b});
 }
 
 template <typename R>
@@ -109,12 +190,12 @@ void WilsonClover<R>::apply_mdagm(ParitySpinor<R>& out, ParitySpinor<R>& v, cons
   DiracArg<R> a = make_arg(0, tmp_o_);
   a.clover = a_inv_[0].view();
   a.out = tmp_e_.view();
-  run("eo_clover_dag", kHopFlops + kCloverFlops, 8 * 18 + 24 + 72 + 24, HopClover<R, true>{a});
+  dslash("eo_clover_dag", kHopFlops + kCloverFlops, 8 * 18 + 24 + 72 + 24, EpiClover<R, true>{a});
   DiracArg<R> b = make_arg(1, tmp_e_);
   b.x = v.view();
   b.out = out.view();
   b.b = R(-params_.kappa * params_.kappa);
-  run("oe_clover_dag", kHopFlops + kXpayFlops, 8 * 18 + 24 + 24 + 24, HopXpay<R, true>{b});
+  dslash("oe_clover_dag", kHopFlops + kXpayFlops, 8 * 18 + 24 + 24 + 24, EpiXpay<R, true>{b});
 }
 
 template <typename R>
@@ -125,7 +206,7 @@ void WilsonClover<R>::prepare_source(ParitySpinor<R>& bhat, const SpinorField<R>
   a.x = b.odd.view();
   a.out = bhat.view();
   a.b = R(params_.kappa);
-  run("clover_xpay_hop", kHopFlops + kCloverFlops + kXpayFlops, 8 * 18 + 24 + 24 + 72 + 24, CloverXpayHop<R>{a});
+  dslash("clover_xpay_hop", kHopFlops + kCloverFlops + kXpayFlops, 8 * 18 + 24 + 24 + 72 + 24, EpiCloverOfXpay<R>{a});
 }
 
 template <typename R>
@@ -135,7 +216,7 @@ void WilsonClover<R>::reconstruct(SpinorField<R>& x, const SpinorField<R>& b) {
   a.x = b.even.view();
   a.out = x.even.view();
   a.b = R(params_.kappa);
-  run("clover_xpay_hop", kHopFlops + kCloverFlops + kXpayFlops, 8 * 18 + 24 + 24 + 72 + 24, CloverXpayHop<R>{a});
+  dslash("clover_xpay_hop", kHopFlops + kCloverFlops + kXpayFlops, 8 * 18 + 24 + 24 + 72 + 24, EpiCloverOfXpay<R>{a});
 }
 
 template class WilsonClover<float>;

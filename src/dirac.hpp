@@ -7,11 +7,15 @@
 // The hot kernels (names as in the seeds): eo_clover = A_ee^-1 H_eo, oe_clover = x - kappa^2 A_oo^-1 H_oe t
 // (also writing A_oo^-1 of its result for the following Mhat^dag), eo_clover_dag = A_ee^-1 H'_eo,
 // oe_clover_dag = x - kappa^2 H'_oe t. Each launcher reports its flops and minimum bytes.
-// Who may call: host code on the rank owning the fields; all calls are collective in later issues.
+// Distributed: every hopping kernel packs the spin-projected faces of its input, starts the halo exchange,
+// runs the interior of the kernel, waits, and finishes the boundary sites (overlap of communication and
+// compute); the metrics row of the kernel holds the time of the whole sequence.
+// Who may call: every rank of the process grid, in the same order (the halo exchange is collective).
 #pragma once
 
 #include <array>
 
+#include "comm/halo_exchange.hpp"
 #include "kernels/wilson_clover.hpp"
 #include "src/clover.hpp"
 #include "src/context.hpp"
@@ -49,9 +53,11 @@ class WilsonClover {
   void apply_clover(ParitySpinor<R>& out, const ParitySpinor<R>& in, int parity, bool inverse);
 
  private:
-  template <typename F>
-  void run(const char* name, double flops_per_site, double bytes_per_site, const F& f);
+  // Runs the hopping kernel with epilogue `epi` (its hop.in and out_parity set by make_arg).
+  template <typename Epi>
+  void dslash(const char* name, double flops_per_site, double bytes_per_site, const Epi& epi);
   DiracArg<R> make_arg(int out_parity, const ParitySpinor<R>& in) const;
+  void pack_and_start(const SpinorView<R>& in, int in_parity, bool dag);
 
   Context& ctx_;
   const Geometry& geom_;
@@ -60,6 +66,9 @@ class WilsonClover {
   CloverField<R> a_[2], a_inv_[2];
   ParitySpinor<R> tmp_e_, tmp_e2_, tmp_o_;
   std::array<Complex<R>, 4> phase_;
+  HaloExchanger halo_;
+  Buffer<HalfSpinor<R>> send_bwd_[4], send_fwd_[4], recv_fwd_[4], recv_bwd_[4];
+  Buffer<int> boundary_[2];
 };
 
 }  // namespace emprism

@@ -7,22 +7,83 @@
 
 namespace emprism {
 
-HostGauge::HostGauge(const Geometry& g) : geom_(&g), links_(static_cast<std::size_t>(g.local_volume()) * 4) {}
-
-std::size_t HostGauge::offset(const int x[4], int mu) const {
-  const Extents& l = geom_->local();
-  int y[4];
-  for (int nu = 0; nu < 4; ++nu) y[nu] = ((x[nu] % l[nu]) + l[nu]) % l[nu];
-  const int p = geom_->parity(y);
-  return (static_cast<std::size_t>(p) * geom_->half_volume() + geom_->cb_index(y)) * 4 + mu;
+HostGauge::HostGauge(const Geometry& g) : geom_(&g) {
+  std::size_t n = 4;
+  for (int mu = 0; mu < 4; ++mu) {
+    ext_[mu] = g.local()[mu] + 2;
+    n *= static_cast<std::size_t>(ext_[mu]);
+  }
+  links_.resize(n);
 }
 
-const SU3<double>& HostGauge::at(const int x[4], int mu) const { return links_[offset(x, mu)]; }
-SU3<double>& HostGauge::at(const int x[4], int mu) { return links_[offset(x, mu)]; }
+namespace {
+
+// Calls f(x) for every x with x[nu] in [lo[nu], hi[nu]).
+template <typename F>
+void for_box(const std::array<int, 4>& lo, const std::array<int, 4>& hi, F&& f) {
+  int x[4];
+  for (x[3] = lo[3]; x[3] < hi[3]; ++x[3])
+    for (x[2] = lo[2]; x[2] < hi[2]; ++x[2])
+      for (x[1] = lo[1]; x[1] < hi[1]; ++x[1])
+        for (x[0] = lo[0]; x[0] < hi[0]; ++x[0]) f(x);
+}
+
+}  // namespace
+
+void HostGauge::fill_halo(const ProcessGrid* grid) {
+  const Extents& l = geom_->local();
+  // Direction by direction; the slabs span the halo of the directions already done, so edges and corners
+  // arrive through two (or more) hops.
+  for (int mu = 0; mu < 4; ++mu) {
+    std::array<int, 4> lo{}, hi{};
+    for (int nu = 0; nu < 4; ++nu) {
+      lo[nu] = nu < mu ? -1 : 0;
+      hi[nu] = nu < mu ? l[nu] + 1 : l[nu];
+    }
+    auto slab = [&](int xmu) {
+      std::array<int, 4> a = lo, b = hi;
+      a[mu] = xmu;
+      b[mu] = xmu + 1;
+      return std::make_pair(a, b);
+    };
+    auto pack = [&](int xmu) {
+      std::vector<SU3<double>> buf;
+      const auto [a, b] = slab(xmu);
+      for_box(a, b, [&](const int* x) {
+        for (int nu = 0; nu < 4; ++nu) buf.push_back(at(x, nu));
+      });
+      return buf;
+    };
+    auto unpack = [&](int xmu, const std::vector<SU3<double>>& buf) {
+      std::size_t k = 0;
+      const auto [a, b] = slab(xmu);
+      for_box(a, b, [&](const int* x) {
+        for (int nu = 0; nu < 4; ++nu) at(x, nu) = buf[k++];
+      });
+    };
+    const std::vector<SU3<double>> low = pack(0), high = pack(l[mu] - 1);
+    if (grid == nullptr || grid->dims[mu] == 1) {
+      unpack(l[mu], low);
+      unpack(-1, high);
+      continue;
+    }
+    std::vector<SU3<double>> from_fwd(low.size()), from_bwd(high.size());
+    const int bytes = static_cast<int>(low.size() * sizeof(SU3<double>));
+    MPI_Sendrecv(low.data(), bytes, MPI_BYTE, grid->bwd[mu], 100 + mu, from_fwd.data(), bytes, MPI_BYTE, grid->fwd[mu],
+                 100 + mu, grid->cart, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(high.data(), bytes, MPI_BYTE, grid->fwd[mu], 200 + mu, from_bwd.data(), bytes, MPI_BYTE, grid->bwd[mu],
+                 200 + mu, grid->cart, MPI_STATUS_IGNORE);
+    unpack(l[mu], from_fwd);
+    unpack(-1, from_bwd);
+  }
+}
 
 HostGauge make_unit_gauge(const Geometry& g) {
   HostGauge u(g);
-  for (auto& l : u.links()) l = identity_su3<double>();
+  for_box({-1, -1, -1, -1}, {g.local()[0] + 1, g.local()[1] + 1, g.local()[2] + 1, g.local()[3] + 1},
+          [&](const int* x) {
+            for (int mu = 0; mu < 4; ++mu) u.at(x, mu) = identity_su3<double>();
+          });
   return u;
 }
 
@@ -87,10 +148,11 @@ HostGauge make_random_gauge(const Geometry& g, std::uint64_t seed, double width)
       u.at(x, mu) = (width == 1.0) ? h : project_su3(m);
     }
   }
+  u.fill_halo();
   return u;
 }
 
-double plaquette(const HostGauge& u) {
+double plaquette(const HostGauge& u, Communicator* comm) {
   const Geometry& g = u.geometry();
   const std::int64_t vol = g.local_volume();
   double sum = 0;
@@ -107,21 +169,36 @@ double plaquette(const HostGauge& u) {
         sum += trace(p).re / 3.0;
       }
   }
-  return sum / (6.0 * vol);
+  double v[2] = {sum, static_cast<double>(vol)};
+  if (comm) comm->sum(v, 2);
+  return v[0] / (6.0 * v[1]);
 }
 
-double link_trace(const HostGauge& u) {
-  double sum = 0;
-  for (const auto& l : u.links()) sum += trace(l).re / 3.0;
-  return sum / static_cast<double>(u.links().size());
+double link_trace(const HostGauge& u, Communicator* comm) {
+  const Geometry& g = u.geometry();
+  double v[2] = {0, static_cast<double>(g.local_volume())};
+  for (std::int64_t lex = 0; lex < g.local_volume(); ++lex) {
+    int x[4];
+    g.local_coords(lex, x);
+    for (int mu = 0; mu < 4; ++mu) v[0] += trace(u.at(x, mu)).re / 3.0;
+  }
+  if (comm) comm->sum(v, 2);
+  return v[0] / (4.0 * v[1]);
 }
 
 template <typename R>
 void upload_gauge(const HostGauge& host, GaugeField<R>& dev) {
-  std::vector<SU3<R>> h(host.links().size());
-  for (std::size_t i = 0; i < h.size(); ++i)
-    for (int a = 0; a < 3; ++a)
-      for (int b = 0; b < 3; ++b) h[i].e[a][b] = {R(host.links()[i].e[a][b].re), R(host.links()[i].e[a][b].im)};
+  const Geometry& g = host.geometry();
+  std::vector<SU3<R>> h(static_cast<std::size_t>(g.local_volume()) * 4);
+  for (std::int64_t lex = 0; lex < g.local_volume(); ++lex) {
+    int x[4];
+    g.local_coords(lex, x);
+    const std::size_t site = static_cast<std::size_t>(g.parity(x)) * g.half_volume() + g.cb_index(x);
+    for (int mu = 0; mu < 4; ++mu)
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b)
+          h[site * 4 + mu].e[a][b] = {R(host.at(x, mu).e[a][b].re), R(host.at(x, mu).e[a][b].im)};
+  }
   dev.buffer().from_host(h);
 }
 template void upload_gauge<float>(const HostGauge&, GaugeField<float>&);
@@ -155,6 +232,7 @@ void gauge_from_natural(const std::vector<std::complex<double>>& nat, HostGauge&
           u.at(x, mu).e[a][b] = {v.real(), v.imag()};
         }
   }
+  u.fill_halo();
 }
 
 }  // namespace emprism

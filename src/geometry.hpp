@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "kernels/lattice_arg.hpp"
 
@@ -15,8 +16,10 @@ using Extents = std::array<int, 4>;
 
 class Geometry {
  public:
-  // Throws InputError naming lattice.extents for odd or non-positive local extents.
-  Geometry(const Extents& global, const Extents& local, const Extents& origin);
+  // Throws InputError naming lattice.extents for odd or non-positive local extents. `partitioned` marks the
+  // directions whose hops across the local boundary go through the halo exchange.
+  Geometry(const Extents& global, const Extents& local, const Extents& origin,
+           const std::array<bool, 4>& partitioned = {false, false, false, false});
   static Geometry single_rank(const Extents& global) { return Geometry(global, global, {0, 0, 0, 0}); }
 
   const Extents& global() const { return global_; }
@@ -26,6 +29,10 @@ class Geometry {
   std::int64_t global_volume() const;
   int half_volume() const { return static_cast<int>(volume_ / 2); }
   const LatticeArg& arg() const { return arg_; }
+  bool partitioned(int mu) const { return arg_.partitioned[mu] != 0; }
+  bool any_partitioned() const { return partitioned(0) || partitioned(1) || partitioned(2) || partitioned(3); }
+  // Checkerboard indices of the sites of a parity with a hop leaving the rank, ascending.
+  std::vector<int> boundary_sites(int parity) const;
 
   // Local lexicographic index of local coordinates, and back.
   std::int64_t local_lex(const int x[4]) const {

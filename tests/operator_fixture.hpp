@@ -42,9 +42,10 @@ inline std::array<double, 4> theta_radians(double tx, double ty, double tz, doub
 
 template <typename R>
 struct OperatorSetup {
+  // force_halo: directions whose hops go through the MPI halo exchange with this (single) rank itself.
   OperatorSetup(const Extents& extents, const std::vector<Cd>& links, double kappa, double csw,
-                const std::array<double, 4>& theta)
-      : geom(Geometry::single_rank(extents)), ctx{metrics, comm}, gauge(geom) {
+                const std::array<double, 4>& theta, const std::array<bool, 4>& force_halo = {})
+      : geom(extents, extents, {0, 0, 0, 0}, force_halo), ctx{metrics, comm, self_grid(force_halo)}, gauge(geom) {
     gauge_from_natural(links, gauge);
     clover = make_clover(gauge, kappa, csw);
     DiracParams p;
@@ -64,6 +65,13 @@ struct OperatorSetup {
     SpinorField<R> in = field(psi), out(geom);
     op->apply_m(out, in);
     return natural(out);
+  }
+
+  static ProcessGrid self_grid(const std::array<bool, 4>& force_halo) {
+    ProcessGrid g;
+    g.partitioned = force_halo;
+    g.cart = MPI_COMM_WORLD;
+    return g;
   }
 
   Geometry geom;

@@ -1,0 +1,790 @@
+// test_cli.cpp: end-to-end GoogleTest tests of the emprism-mpi program (DESIGN.md section 5): the command line,
+// the exit codes 0/1/2/3, the one-line error "emprism-mpi: ERROR: <input file>: <key>: <reason>" and the HDF5
+// output file, read back with the HDF5 C API. Each TEST checks one property.
+// Convention: the program (EMPRISM_BINARY) runs as a child process (fork/execve, OMP_NUM_THREADS=1) from inside a
+// per-test mkdtemp directory under /tmp that holds its input, output and captured stdout/stderr; the directory is
+// removed afterwards. Inputs are tiny lattices with [metrics] peak = false and absolute output paths.
+// Who may call: the test runner.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "emprism_version.hpp"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kBinary[] = EMPRISM_BINARY;
+constexpr unsigned kChildTimeoutS = 60;  // SIGALRM ends a hung child
+constexpr char kStdoutName[] = "stdout.log";
+constexpr char kStderrName[] = "stderr.log";
+constexpr char kInputName[] = "input.toml";
+constexpr char kOutputName[] = "out.h5";
+constexpr char kKnownBytes[] = "not an HDF5 file: bytes that must survive\n\x01\x02\x03";
+
+// ---- files and directories ----
+
+// A fresh directory under /tmp, removed with everything in it on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/emprism_cli_XXXXXX";
+    if (::mkdtemp(tmpl) == nullptr) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+void write_file(const std::string& path, const std::string& content) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << content;
+  if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot read " + path);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// Names in dir, without the captured stdout/stderr files.
+std::set<std::string> list_dir(const TempDir& dir) {
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir.path())) {
+    const std::string n = e.path().filename().string();
+    if (n != kStdoutName && n != kStderrName) names.insert(n);
+  }
+  return names;
+}
+
+// Names in dir that look like the output file's temporary name ".<name>.tmp-<pid>".
+std::vector<std::string> temporary_files(const TempDir& dir) {
+  std::vector<std::string> out;
+  for (const std::string& n : list_dir(dir))
+    if (n.rfind(".", 0) == 0 && n.find(".tmp-") != std::string::npos) out.push_back(n);
+  return out;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream s(text);
+  for (std::string line; std::getline(s, line);) lines.push_back(line);
+  return lines;
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+// text with the one occurrence of from replaced by to; throws when from is absent.
+std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+  const auto pos = text.find(from);
+  if (pos == std::string::npos) throw std::runtime_error("replace_once: '" + from + "' not in the input");
+  return text.replace(pos, from.size(), to);
+}
+
+// ---- running the program ----
+
+struct RunResult {
+  int exit_code = -1;  // -1 when the child did not exit normally
+  int signal = 0;      // the terminating signal, if any
+  std::string out, err;
+};
+
+// Runs EMPRISM_BINARY with args from inside dir, OMP_NUM_THREADS=1, stdout/stderr captured to files in dir.
+RunResult run_program(const TempDir& dir, const std::vector<std::string>& args) {
+  const std::string out_path = dir.file(kStdoutName), err_path = dir.file(kStderrName);
+  const int out_fd = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out_fd < 0 || err_fd < 0) throw std::runtime_error("cannot create the capture files in " + dir.path());
+
+  std::vector<std::string> arg_store = {kBinary};
+  arg_store.insert(arg_store.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : arg_store) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  std::vector<std::string> env_store;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (!starts_with(*e, "OMP_NUM_THREADS=")) env_store.emplace_back(*e);
+  env_store.emplace_back("OMP_NUM_THREADS=1");
+  std::vector<char*> envp;
+  for (std::string& e : env_store) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  const std::string cwd = dir.path();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {  // child: async-signal-safe calls only
+    if (::chdir(cwd.c_str()) != 0 || ::dup2(out_fd, 1) < 0 || ::dup2(err_fd, 2) < 0) ::_exit(126);
+    ::alarm(kChildTimeoutS);
+    ::execve(kBinary, argv.data(), envp.data());
+    ::_exit(127);
+  }
+  ::close(out_fd);
+  ::close(err_fd);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+  }
+  RunResult r;
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  r.out = read_file(out_path);
+  r.err = read_file(err_path);
+  return r;
+}
+
+// A small valid input; tests change fields or edit the text.
+struct Input {
+  std::string extents = "[4, 4, 4, 8]";
+  std::string kappa = "0.12";
+  std::string precision = "double";
+  std::string tol = "1e-8";
+  std::string max_iter = "1000";
+  bool overwrite = false;
+  bool write_gauge = false;
+  std::string solves = "[[solve]]\nname = \"pt\"\ntype = \"point\"\nsite = [1, 2, 3, 4]\nspin = 2\ncolour = 1\n";
+
+  std::string toml(const std::string& output_file) const {
+    std::ostringstream s;
+    s << "# test_cli.cpp input\n"
+      << "[lattice]\nextents = " << extents << "\n\n"
+      << "[gauge]\nsource = \"random\"\nwidth = 0.5\nseed = 11\n\n"
+      << "[dirac]\nkappa = " << kappa << "\ncsw = 1.0\n\n"
+      << "[solver]\nprecision = \"" << precision << "\"\ntol = " << tol << "\nmax_iter = " << max_iter << "\n\n"
+      << "[output]\nfile = \"" << output_file << "\"\noverwrite = " << (overwrite ? "true" : "false")
+      << "\nwrite_gauge = " << (write_gauge ? "true" : "false") << "\n\n"
+      << "[log]\nprogress_every = 10\n\n"
+      << "[metrics]\npeak = false\n\n"
+      << solves;
+    return s.str();
+  }
+};
+
+std::string describe(const RunResult& r) {
+  return "exit " + std::to_string(r.exit_code) + (r.signal ? " signal " + std::to_string(r.signal) : "") +
+         "\n--- stdout ---\n" + r.out + "--- stderr ---\n" + r.err;
+}
+
+// ---- reading the output file ----
+
+// An open HDF5 file (read-only); file() is negative when it could not be opened.
+class H5File {
+ public:
+  explicit H5File(const std::string& path) : id_(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)) {}
+  ~H5File() {
+    if (id_ >= 0) H5Fclose(id_);
+  }
+  H5File(const H5File&) = delete;
+  H5File& operator=(const H5File&) = delete;
+  hid_t id() const { return id_; }
+
+ private:
+  hid_t id_;
+};
+
+// Whether every link along the absolute path ("/a/b/c") exists.
+bool link_exists(hid_t file, const std::string& path) {
+  for (std::size_t pos = path.find('/', 1);; pos = path.find('/', pos + 1)) {
+    const std::string prefix = path.substr(0, pos);
+    if (H5Lexists(file, prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+    if (pos == std::string::npos) return true;
+  }
+}
+
+bool attribute_exists(hid_t file, const std::string& obj, const std::string& name) {
+  if (obj != "/" && !link_exists(file, obj)) return false;
+  return H5Aexists_by_name(file, obj.c_str(), name.c_str(), H5P_DEFAULT) > 0;
+}
+
+// Reads a scalar attribute converted to mem_type; throws when absent.
+void read_attribute(hid_t file, const std::string& obj, const std::string& name, hid_t mem_type, void* out) {
+  if (!attribute_exists(file, obj, name)) throw std::runtime_error("no attribute " + obj + "@" + name);
+  const hid_t a = H5Aopen_by_name(file, obj.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
+  const herr_t rc = H5Aread(a, mem_type, out);
+  H5Aclose(a);
+  if (rc < 0) throw std::runtime_error("cannot read attribute " + obj + "@" + name);
+}
+
+int attr_int(hid_t file, const std::string& obj, const std::string& name) {
+  int v = 0;
+  read_attribute(file, obj, name, H5T_NATIVE_INT, &v);
+  return v;
+}
+
+double attr_double(hid_t file, const std::string& obj, const std::string& name) {
+  double v = 0;
+  read_attribute(file, obj, name, H5T_NATIVE_DOUBLE, &v);
+  return v;
+}
+
+// h5py bool attribute: checks it is a 1-byte enum and returns its raw value.
+int attr_bool(hid_t file, const std::string& obj, const std::string& name) {
+  if (!attribute_exists(file, obj, name)) throw std::runtime_error("no attribute " + obj + "@" + name);
+  const hid_t a = H5Aopen_by_name(file, obj.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
+  const hid_t t = H5Aget_type(a);
+  const bool is_enum8 = H5Tget_class(t) == H5T_ENUM && H5Tget_size(t) == 1;
+  std::int8_t v = -1;
+  const herr_t rc = is_enum8 ? H5Aread(a, t, &v) : -1;
+  H5Tclose(t);
+  H5Aclose(a);
+  if (!is_enum8) throw std::runtime_error("attribute " + obj + "@" + name + " is not an int8 enum");
+  if (rc < 0) throw std::runtime_error("cannot read attribute " + obj + "@" + name);
+  return v;
+}
+
+std::vector<hsize_t> dataset_dims(hid_t file, const std::string& path) {
+  if (!link_exists(file, path)) throw std::runtime_error("no dataset " + path);
+  const hid_t d = H5Dopen2(file, path.c_str(), H5P_DEFAULT);
+  const hid_t s = H5Dget_space(d);
+  const int rank = H5Sget_simple_extent_ndims(s);
+  std::vector<hsize_t> dims(rank > 0 ? rank : 0);
+  if (rank > 0) H5Sget_simple_extent_dims(s, dims.data(), nullptr);
+  H5Sclose(s);
+  H5Dclose(d);
+  return dims;
+}
+
+// The dataset's bytes exactly as stored (read with its own file type).
+std::vector<unsigned char> dataset_bytes(hid_t file, const std::string& path) {
+  if (!link_exists(file, path)) throw std::runtime_error("no dataset " + path);
+  const hid_t d = H5Dopen2(file, path.c_str(), H5P_DEFAULT);
+  const hid_t t = H5Dget_type(d);
+  const hid_t s = H5Dget_space(d);
+  const hssize_t n = H5Sget_simple_extent_npoints(s);
+  std::vector<unsigned char> bytes(static_cast<std::size_t>(n) * H5Tget_size(t));
+  const herr_t rc = H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data());
+  H5Sclose(s);
+  H5Tclose(t);
+  H5Dclose(d);
+  if (rc < 0) throw std::runtime_error("cannot read dataset " + path);
+  return bytes;
+}
+
+// Class of a dataset's type and its member names (compound types).
+struct TypeInfo {
+  H5T_class_t cls = H5T_NO_CLASS;
+  std::vector<std::string> members;
+};
+
+TypeInfo dataset_type(hid_t file, const std::string& path) {
+  if (!link_exists(file, path)) throw std::runtime_error("no dataset " + path);
+  const hid_t d = H5Dopen2(file, path.c_str(), H5P_DEFAULT);
+  const hid_t t = H5Dget_type(d);
+  TypeInfo info;
+  info.cls = H5Tget_class(t);
+  if (info.cls == H5T_COMPOUND) {
+    for (int k = 0; k < H5Tget_nmembers(t); ++k) {
+      char* name = H5Tget_member_name(t, k);
+      info.members.emplace_back(name);
+      H5free_memory(name);
+    }
+  }
+  H5Tclose(t);
+  H5Dclose(d);
+  return info;
+}
+
+void reclaim(hid_t type, hid_t space, void* buf) {
+#if H5_VERSION_GE(1, 12, 0)
+  H5Treclaim(type, space, H5P_DEFAULT, buf);
+#else
+  H5Dvlen_reclaim(type, space, H5P_DEFAULT, buf);
+#endif
+}
+
+hid_t vlen_string_type() {
+  const hid_t t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, H5T_VARIABLE);
+  H5Tset_cset(t, H5T_CSET_UTF8);
+  return t;
+}
+
+// A scalar variable-length string dataset.
+std::string dataset_string(hid_t file, const std::string& path) {
+  if (!link_exists(file, path)) throw std::runtime_error("no dataset " + path);
+  const hid_t d = H5Dopen2(file, path.c_str(), H5P_DEFAULT);
+  const hid_t t = vlen_string_type();
+  const hid_t s = H5Dget_space(d);
+  char* p = nullptr;
+  const herr_t rc = H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &p);
+  const std::string value = (rc >= 0 && p != nullptr) ? std::string(p) : std::string();
+  if (rc >= 0) reclaim(t, s, &p);
+  H5Sclose(s);
+  H5Tclose(t);
+  H5Dclose(d);
+  if (rc < 0) throw std::runtime_error("cannot read dataset " + path + " as a string");
+  return value;
+}
+
+struct KernelRowRead {
+  char* name;
+  std::int64_t calls;
+  double bytes;
+};
+
+struct KernelRowCopy {
+  std::string name;
+  std::int64_t calls;
+  double bytes;
+};
+
+// The name, calls and bytes columns of /metrics/kernels.
+std::vector<KernelRowCopy> kernel_rows(hid_t file) {
+  const std::string path = "/metrics/kernels";
+  if (!link_exists(file, path)) throw std::runtime_error("no dataset " + path);
+  const hid_t str = vlen_string_type();
+  const hid_t mem = H5Tcreate(H5T_COMPOUND, sizeof(KernelRowRead));
+  H5Tinsert(mem, "name", HOFFSET(KernelRowRead, name), str);
+  H5Tinsert(mem, "calls", HOFFSET(KernelRowRead, calls), H5T_NATIVE_INT64);
+  H5Tinsert(mem, "bytes", HOFFSET(KernelRowRead, bytes), H5T_NATIVE_DOUBLE);
+  const hid_t d = H5Dopen2(file, path.c_str(), H5P_DEFAULT);
+  const hid_t s = H5Dget_space(d);
+  std::vector<KernelRowRead> raw(static_cast<std::size_t>(H5Sget_simple_extent_npoints(s)));
+  const herr_t rc = raw.empty() ? 0 : H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data());
+  std::vector<KernelRowCopy> rows;
+  if (rc >= 0) {
+    for (const KernelRowRead& r : raw) rows.push_back({r.name ? r.name : "", r.calls, r.bytes});
+    if (!raw.empty()) reclaim(mem, s, raw.data());
+  }
+  H5Sclose(s);
+  H5Dclose(d);
+  H5Tclose(mem);
+  H5Tclose(str);
+  if (rc < 0) throw std::runtime_error("cannot read " + path);
+  return rows;
+}
+
+// ---- shared runs ----
+
+// One run of the program kept for several tests (each test checks one property of it).
+struct SharedRun {
+  std::unique_ptr<TempDir> dir;
+  std::string input_text, output;
+  Input input;
+  RunResult result;
+};
+
+SharedRun make_shared_run(const Input& in) {
+  SharedRun r;
+  r.dir = std::make_unique<TempDir>();
+  r.input = in;
+  r.output = r.dir->file(kOutputName);
+  r.input_text = in.toml(r.output);
+  write_file(r.dir->file(kInputName), r.input_text);
+  r.result = run_program(*r.dir, {kInputName});
+  return r;
+}
+
+// A valid run on a 2x4x6x8 lattice (distinct extents) in the default single precision, tol 1e-6.
+const SharedRun& valid_run() {
+  static const SharedRun run = [] {
+    Input in;
+    in.extents = "[2, 4, 6, 8]";
+    in.precision = "single";
+    in.tol = "1e-6";
+    return make_shared_run(in);
+  }();
+  return run;
+}
+
+// A double-precision solve that cannot reach tol = 1e-12 within max_iter = 2.
+const SharedRun& unconverged_run() {
+  static const SharedRun run = [] {
+    Input in;
+    in.precision = "double";
+    in.tol = "1e-12";
+    in.max_iter = "2";
+    return make_shared_run(in);
+  }();
+  return run;
+}
+
+// Writes input_text as input.toml beside an output file of known bytes, runs the program on input_arg, and checks
+// the input-error contract: exit 2; stderr is exactly one line, starting with expected_prefix; the output file is
+// byte-identical and no other file appeared.
+void expect_input_error(const TempDir& dir, const std::string& input_text, const std::string& input_arg,
+                        const std::string& expected_prefix) {
+  write_file(dir.file(kOutputName), kKnownBytes);
+  write_file(dir.file(kInputName), input_text);
+  const std::set<std::string> before = list_dir(dir);
+  const RunResult r = run_program(dir, {input_arg});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  const std::vector<std::string> lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 1u) << describe(r);
+  EXPECT_TRUE(starts_with(lines[0], expected_prefix))
+      << "expected a line starting with '" << expected_prefix << "', got '" << lines[0] << "'";
+  EXPECT_GT(lines[0].size(), expected_prefix.size()) << "the error line gives no reason: " << lines[0];
+  EXPECT_EQ(read_file(dir.file(kOutputName)), std::string(kKnownBytes)) << "the existing output file was changed";
+  EXPECT_EQ(list_dir(dir), before) << "the run created or removed files";
+}
+
+// The input-error contract for a bad key: the error line names the input file and the key path.
+void expect_key_error(const std::string& key, const std::function<std::string(const std::string&)>& make_text) {
+  TempDir dir;
+  const std::string text = make_text(dir.file(kOutputName));
+  expect_input_error(dir, text, kInputName, std::string("emprism-mpi: ERROR: ") + kInputName + ": " + key + ": ");
+}
+
+Input overwriting_input() {
+  Input in;
+  in.overwrite = true;  // so that only the bad key can be the error
+  return in;
+}
+
+// ---- command line ----
+
+TEST(Cli, HelpPrintsUsageAndExitsZero) {
+  TempDir dir;
+  const RunResult r = run_program(dir, {"--help"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("Usage:"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("--dry-run"), std::string::npos) << describe(r);
+  EXPECT_EQ(r.err, "") << describe(r);
+}
+
+TEST(Cli, VersionPrintsProgramAndVersionAndExitsZero) {
+  TempDir dir;
+  const RunResult r = run_program(dir, {"--version"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 1u) << describe(r);
+  const std::string expected = std::string("emprism-mpi ") + EMPRISM_VERSION;
+  EXPECT_TRUE(lines[0] == expected || starts_with(lines[0], expected + " ")) << lines[0];
+}
+
+TEST(Cli, NoArgumentExitsTwoWithOneErrorLine) {
+  TempDir dir;
+  const RunResult r = run_program(dir, {});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  const std::vector<std::string> lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 1u) << describe(r);
+  EXPECT_TRUE(starts_with(lines[0], "emprism-mpi: ERROR: ")) << lines[0];
+}
+
+TEST(Cli, UnknownFlagExitsTwo) {
+  TempDir dir;
+  Input in;
+  write_file(dir.file(kInputName), in.toml(dir.file(kOutputName)));
+  const RunResult r = run_program(dir, {"--no-such-flag", kInputName});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  const std::vector<std::string> lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 1u) << describe(r);
+  EXPECT_TRUE(starts_with(lines[0], "emprism-mpi: ERROR: ")) << lines[0];
+  EXPECT_NE(lines[0].find("--no-such-flag"), std::string::npos) << lines[0];
+  EXPECT_FALSE(fs::exists(dir.file(kOutputName)));
+}
+
+// ---- a valid run ----
+
+TEST(Cli, ValidRunExitsZeroAndWritesTheOutputFile) {
+  const SharedRun& run = valid_run();
+  EXPECT_EQ(run.result.exit_code, 0) << describe(run.result);
+  EXPECT_TRUE(fs::is_regular_file(run.output));
+  EXPECT_GT(H5Fis_hdf5(run.output.c_str()), 0);
+}
+
+TEST(Cli, ValidRunLeavesNoTemporaryFile) {
+  const SharedRun& run = valid_run();
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  EXPECT_TRUE(temporary_files(*run.dir).empty());
+  EXPECT_EQ(list_dir(*run.dir), (std::set<std::string>{kInputName, kOutputName}));
+}
+
+TEST(Cli, ValidRunPrintsProgressAndConvergedSummary) {
+  const SharedRun& run = valid_run();
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  EXPECT_NE(run.result.out.find("solve 'pt': point source"), std::string::npos) << run.result.out;
+  EXPECT_NE(run.result.out.find("solve 'pt': converged"), std::string::npos) << run.result.out;
+  EXPECT_NE(run.result.out.find("wrote " + run.output), std::string::npos) << run.result.out;
+  EXPECT_EQ(run.result.err.find("ERROR"), std::string::npos) << run.result.err;
+}
+
+TEST(Cli, ValidRunSolveIsConvergedWithTrueResidualWithinTol) {
+  const SharedRun& run = valid_run();
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  H5File f(run.output);
+  ASSERT_GE(f.id(), 0);
+  EXPECT_EQ(attr_bool(f.id(), "/solves/pt", "converged"), 1);
+  const double res = attr_double(f.id(), "/solves/pt", "true_residual");
+  EXPECT_TRUE(std::isfinite(res));
+  EXPECT_LE(res, 1e-6);
+  EXPECT_GT(attr_int(f.id(), "/solves/pt", "iterations"), 0);
+}
+
+TEST(Cli, ValidRunSolutionHasShapeTZYXSpinColour) {
+  const SharedRun& run = valid_run();
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  H5File f(run.output);
+  ASSERT_GE(f.id(), 0);
+  // extents (Lx, Ly, Lz, Lt) = (2, 4, 6, 8)
+  EXPECT_EQ(dataset_dims(f.id(), "/solves/pt/solution"), (std::vector<hsize_t>{8, 6, 4, 2, 4, 3}));
+}
+
+TEST(Cli, ValidRunSolutionIsComplexCompoundRI) {
+  const SharedRun& run = valid_run();
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  H5File f(run.output);
+  ASSERT_GE(f.id(), 0);
+  const TypeInfo t = dataset_type(f.id(), "/solves/pt/solution");
+  EXPECT_EQ(t.cls, H5T_COMPOUND);
+  EXPECT_EQ(t.members, (std::vector<std::string>{"r", "i"}));
+}
+
+TEST(Cli, ValidRunKernelTableHasEoCloverWithCallsAndBytes) {
+  const SharedRun& run = valid_run();
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  H5File f(run.output);
+  ASSERT_GE(f.id(), 0);
+  const std::vector<KernelRowCopy> rows = kernel_rows(f.id());
+  int found = 0;
+  for (const KernelRowCopy& r : rows) {
+    if (r.name != "eo_clover") continue;
+    ++found;
+    EXPECT_GT(r.calls, 0);
+    EXPECT_GT(r.bytes, 0.0);
+  }
+  EXPECT_EQ(found, 1) << "rows named eo_clover in /metrics/kernels (" << rows.size() << " rows)";
+}
+
+TEST(Cli, ValidRunGaugeHasPlaquetteAttribute) {
+  const SharedRun& run = valid_run();
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  H5File f(run.output);
+  ASSERT_GE(f.id(), 0);
+  const double p = attr_double(f.id(), "/gauge", "plaquette");
+  EXPECT_TRUE(std::isfinite(p));
+  EXPECT_LE(std::fabs(p), 1.0);
+  EXPECT_FALSE(link_exists(f.id(), "/gauge/links")) << "links are written only with output.write_gauge = true";
+}
+
+TEST(Cli, ValidRunInputDatasetHoldsTheTomlText) {
+  const SharedRun& run = valid_run();
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  H5File f(run.output);
+  ASSERT_GE(f.id(), 0);
+  EXPECT_EQ(dataset_string(f.id(), "/input"), run.input_text);
+}
+
+// ---- dry run ----
+
+TEST(Cli, DryRunExitsZeroAndCreatesNoOutputFile) {
+  TempDir dir;
+  Input in;
+  write_file(dir.file(kInputName), in.toml(dir.file(kOutputName)));
+  const RunResult r = run_program(dir, {"--dry-run", kInputName});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_FALSE(fs::exists(dir.file(kOutputName)));
+  EXPECT_EQ(list_dir(dir), (std::set<std::string>{kInputName}));
+}
+
+// ---- input errors: exit 2, one line naming the key, the existing output file untouched ----
+
+TEST(Cli, KappaZeroIsAnInputErrorNamingDiracKappa) {
+  expect_key_error("dirac.kappa", [](const std::string& out) {
+    Input in = overwriting_input();
+    in.kappa = "0.0";
+    return in.toml(out);
+  });
+}
+
+TEST(Cli, KappaNegativeIsAnInputErrorNamingDiracKappa) {
+  expect_key_error("dirac.kappa", [](const std::string& out) {
+    Input in = overwriting_input();
+    in.kappa = "-0.125";
+    return in.toml(out);
+  });
+}
+
+TEST(Cli, OddExtentIsAnInputErrorNamingLatticeExtents) {
+  expect_key_error("lattice.extents", [](const std::string& out) {
+    Input in = overwriting_input();
+    in.extents = "[4, 4, 5, 8]";
+    return in.toml(out);
+  });
+}
+
+TEST(Cli, UnknownKeyIsAnInputErrorNamingTheKey) {
+  expect_key_error("solver.tolerance", [](const std::string& out) {
+    return replace_once(overwriting_input().toml(out), "[solver]\n", "[solver]\ntolerance = 1e-8\n");
+  });
+}
+
+TEST(Cli, WrongTypeIsAnInputErrorNamingTheKey) {
+  expect_key_error("solver.max_iter", [](const std::string& out) {
+    Input in = overwriting_input();
+    in.max_iter = "100.0";  // integer keys do not accept floats
+    return in.toml(out);
+  });
+}
+
+TEST(Cli, PointSiteOutsideTheLatticeIsAnInputErrorNamingTheKey) {
+  expect_key_error("solve[0].site", [](const std::string& out) {
+    Input in = overwriting_input();  // extents (4, 4, 4, 8): t = 8 is one past the end
+    in.solves = "[[solve]]\nname = \"pt\"\ntype = \"point\"\nsite = [0, 0, 0, 8]\n";
+    return in.toml(out);
+  });
+}
+
+TEST(Cli, MissingInputFileIsAnInputErrorNamingTheFile) {
+  TempDir dir;
+  // input.toml exists (a valid input writing out.h5) but the program is pointed at a file that does not.
+  expect_input_error(dir, overwriting_input().toml(dir.file(kOutputName)), "missing.toml",
+                     "emprism-mpi: ERROR: missing.toml: ");
+}
+
+TEST(Cli, TomlSyntaxErrorIsAnInputErrorNamingFileAndLine) {
+  TempDir dir;
+  const std::string good = overwriting_input().toml(dir.file(kOutputName));
+  const std::string bad = replace_once(good, "[dirac]\n", "[dirac\n");
+  const auto line = 1 + std::count(good.begin(), good.begin() + good.find("[dirac]"), '\n');
+  expect_input_error(dir, bad, kInputName,
+                     std::string("emprism-mpi: ERROR: ") + kInputName + ":" + std::to_string(line) + ":");
+  const std::string err = read_file(dir.file(kStderrName));
+  EXPECT_NE(err.find("syntax"), std::string::npos) << err;
+}
+
+// ---- the output file ----
+
+TEST(Cli, ExistingOutputWithoutOverwriteIsAnInputErrorNamingOutputFile) {
+  TempDir dir;
+  Input in;  // overwrite defaults to false
+  std::string text = in.toml(dir.file(kOutputName));
+  text = replace_once(text, "overwrite = false\n", "");  // rely on the default
+  expect_input_error(dir, text, kInputName, std::string("emprism-mpi: ERROR: ") + kInputName + ": output.file: ");
+}
+
+TEST(Cli, OverwriteTrueReplacesTheExistingFile) {
+  TempDir dir;
+  write_file(dir.file(kOutputName), kKnownBytes);
+  Input in;
+  in.overwrite = true;
+  write_file(dir.file(kInputName), in.toml(dir.file(kOutputName)));
+  const RunResult r = run_program(dir, {kInputName});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_GT(H5Fis_hdf5(dir.file(kOutputName).c_str()), 0);
+  H5File f(dir.file(kOutputName));
+  ASSERT_GE(f.id(), 0);
+  EXPECT_TRUE(link_exists(f.id(), "/solves/pt/solution"));
+  EXPECT_TRUE(temporary_files(dir).empty());
+}
+
+// ---- convergence ----
+
+TEST(Cli, UnconvergedSolveExitsThreeAndStillWritesTheFile) {
+  const SharedRun& run = unconverged_run();
+  EXPECT_EQ(run.result.exit_code, 3) << describe(run.result);
+  EXPECT_GT(H5Fis_hdf5(run.output.c_str()), 0);
+  EXPECT_TRUE(temporary_files(*run.dir).empty());
+}
+
+TEST(Cli, UnconvergedSolveRecordsConvergedFalseWithinMaxIter) {
+  const SharedRun& run = unconverged_run();
+  ASSERT_EQ(run.result.exit_code, 3) << describe(run.result);
+  H5File f(run.output);
+  ASSERT_GE(f.id(), 0);
+  EXPECT_EQ(attr_bool(f.id(), "/solves/pt", "converged"), 0);
+  const int iterations = attr_int(f.id(), "/solves/pt", "iterations");
+  EXPECT_GE(iterations, 0);
+  EXPECT_LE(iterations, 2) << "restarts count toward the same max_iter";
+  EXPECT_GT(attr_double(f.id(), "/solves/pt", "true_residual"), 1e-12);
+}
+
+// Runs in with tol 1e-10 and returns the true_residual attribute of /solves/pt (NaN when the run failed).
+double true_residual_at_tol_1e10(const std::string& precision) {
+  TempDir dir;
+  Input in;
+  in.precision = precision;
+  in.tol = "1e-10";
+  write_file(dir.file(kInputName), in.toml(dir.file(kOutputName)));
+  const RunResult r = run_program(dir, {kInputName});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  if (!fs::exists(dir.file(kOutputName))) return std::nan("");
+  H5File f(dir.file(kOutputName));
+  if (f.id() < 0) return std::nan("");
+  EXPECT_EQ(attr_bool(f.id(), "/solves/pt", "converged"), 1);
+  return attr_double(f.id(), "/solves/pt", "true_residual");
+}
+
+TEST(Cli, DoublePrecisionMeetsTol1e10) {
+  const double res = true_residual_at_tol_1e10("double");
+  EXPECT_LE(res, 1e-10);
+}
+
+TEST(Cli, MixedPrecisionMeetsTol1e10) {
+  const double res = true_residual_at_tol_1e10("mixed");
+  EXPECT_LE(res, 1e-10);
+}
+
+// ---- gauge links and determinism ----
+
+TEST(Cli, WriteGaugeWritesLinksWithShapeTZYXMuRowCol) {
+  TempDir dir;
+  Input in;
+  in.extents = "[2, 4, 6, 8]";
+  in.write_gauge = true;
+  write_file(dir.file(kInputName), in.toml(dir.file(kOutputName)));
+  const RunResult r = run_program(dir, {kInputName});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  H5File f(dir.file(kOutputName));
+  ASSERT_GE(f.id(), 0);
+  EXPECT_EQ(dataset_dims(f.id(), "/gauge/links"), (std::vector<hsize_t>{8, 6, 4, 2, 4, 3, 3}));
+}
+
+TEST(Cli, SameInputTwiceGivesBitwiseIdenticalSolutions) {
+  TempDir dir;
+  Input in;
+  in.precision = "single";
+  in.tol = "1e-6";
+  in.overwrite = true;
+  in.solves += "\n[[solve]]\nname = \"noise\"\ntype = \"random\"\ndistribution = \"gaussian\"\nseed = 5\n";
+  write_file(dir.file(kInputName), in.toml(dir.file(kOutputName)));
+  const RunResult r1 = run_program(dir, {kInputName});
+  ASSERT_EQ(r1.exit_code, 0) << describe(r1);
+  fs::rename(dir.file(kOutputName), dir.file("first.h5"));
+  const RunResult r2 = run_program(dir, {kInputName});
+  ASSERT_EQ(r2.exit_code, 0) << describe(r2);
+  H5File first(dir.file("first.h5")), second(dir.file(kOutputName));
+  ASSERT_GE(first.id(), 0);
+  ASSERT_GE(second.id(), 0);
+  for (const char* path : {"/solves/pt/solution", "/solves/noise/solution"}) {
+    const std::vector<unsigned char> a = dataset_bytes(first.id(), path), b = dataset_bytes(second.id(), path);
+    EXPECT_FALSE(a.empty()) << path;
+    EXPECT_TRUE(a == b) << path << " differs between two runs of the same input";
+  }
+}
+
+}  // namespace
