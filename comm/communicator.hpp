@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace emprism {
 
@@ -16,7 +17,8 @@ class Communicator {
   int rank() const { return rank_; }
   int size() const { return size_; }
   MPI_Comm handle() const { return comm_; }
-  // In-place global sum of n doubles over all ranks (collective). Time spent is accumulated.
+  // In-place global sum of n doubles over all ranks (collective, deterministic: partials are added in rank
+  // order). Time spent is accumulated.
   void sum(double* values, int n);
   void barrier();
   // Any-rank failure: ends every rank (no hang). Does not return.
@@ -27,6 +29,7 @@ class Communicator {
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
   double reduction_s_ = 0;
+  std::vector<double> gathered_;
 };
 
 // RAII MPI_Init/MPI_Finalize for main(); safe if MPI is already initialised.

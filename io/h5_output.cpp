@@ -1,28 +1,47 @@
-// h5_output.cpp: the run's HDF5 output file (layout in DESIGN.md section 5), written with the HDF5 C API.
+// h5_output.cpp: the run's HDF5 output file (layout in DESIGN.md section 5), written with the HDF5 C API from
+// many ranks, through collective parallel HDF5 or a timeslice-by-timeslice gather to rank 0 (see h5_output.hpp).
 // Conventions are h5py's: complex = compound {r, i}, bool = enum {FALSE = 0, TRUE = 1} of int8, strings are
-// variable-length UTF-8. Every HDF5 failure becomes emprism::RuntimeFailure naming the file and the object.
-// Who may call: rank 0 only (serial HDF5); one OutputFile at a time per process is the expected use.
+// variable-length UTF-8. Fields: each rank's block in local natural order -> the global natural order in the file.
+// Every HDF5 failure becomes emprism::RuntimeFailure naming the file and the object, thrown on every rank.
+// Who may call: the OutputFile members are collective over its communicator; one OutputFile at a time per
+// communicator is the expected use.
 #include "io/h5_output.hpp"
 
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 
 #include "src/errors.hpp"
 
+#if defined(EMPRISM_HAVE_PARALLEL_HDF5) && EMPRISM_HAVE_PARALLEL_HDF5
+#if !defined(H5_HAVE_PARALLEL)
+#error "EMPRISM_HAVE_PARALLEL_HDF5 is set but hdf5.h is the serial HDF5's: the include path and the library disagree"
+#endif
+#define EMPRISM_H5_COLLECTIVE 1
+#else
+#define EMPRISM_H5_COLLECTIVE 0
+#endif
+
 namespace emprism::io {
 
 namespace fs = std::filesystem;
+using cplx = std::complex<double>;
 
 namespace {
 
 static_assert(sizeof(hid_t) == sizeof(std::int64_t), "OutputFile stores hid_t in an int64_t");
+
+constexpr int kSlabTag = 0x4835;  // "H5": gather messages, on our duplicate communicator
 
 // Owns one HDF5 identifier and closes it with the matching H5?close.
 class Hid {
@@ -43,6 +62,7 @@ class Hid {
   Hid(const Hid&) = delete;
   Hid& operator=(const Hid&) = delete;
   hid_t get() const { return id_; }
+  hid_t release() { return std::exchange(id_, -1); }  // the caller closes it
   void reset() {
     if (id_ >= 0 && closer_ != nullptr) closer_(id_);
     id_ = -1;
@@ -135,7 +155,8 @@ Hid simple_space(const std::vector<hsize_t>& dims, const std::string& file) {
                  "create a dataspace");
 }
 
-// Writes attribute `name` of object `obj` (whose path is `obj_path`, for messages).
+// Writes attribute `name` of object `obj` (whose path is `obj_path`, for messages). In Collective mode every
+// rank calls this with the same value (HDF5 metadata operations are collective).
 void write_attribute(hid_t obj, const std::string& obj_path, const char* name, hid_t file_type, hid_t mem_type,
                      hid_t space, const void* data, const std::string& file) {
   const std::string what = std::string("write attribute '") + name + "' of '" + obj_path + "'";
@@ -178,18 +199,62 @@ void attr_bool(hid_t obj, const std::string& obj_path, const char* name, bool va
   write_attribute(obj, obj_path, name, file_type.get(), mem_type.get(), space.get(), &v, file);
 }
 
-// Creates dataset `name` under `loc` (path `loc_path`) with shape `dims` and writes `data` into it.
-void write_dataset(hid_t loc, const std::string& loc_path, const std::string& name, hid_t file_type, hid_t mem_type,
-                   const std::vector<hsize_t>& dims, const void* data, const std::string& file) {
-  const std::string path = (loc_path == "/" ? "" : loc_path) + "/" + name;
+std::string child_path(const std::string& loc_path, const std::string& name) {
+  return (loc_path == "/" ? "" : loc_path) + "/" + name;
+}
+
+// A dataset transfer property list for collective MPI-IO (Collective mode only).
+Hid collective_dxpl(const std::string& file) {
+  Hid dxpl = checked(H5Pcreate(H5P_DATASET_XFER), H5Pclose, file, "create a transfer property list");
+#if EMPRISM_H5_COLLECTIVE
+  checked(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), file, "create a collective transfer property list");
+#else
+  throw RuntimeFailure("HDF5 output '" + file + "': collective transfer without parallel HDF5 (internal error)");
+#endif
+  return dxpl;
+}
+
+// How this rank takes part in writing a dataset whose whole content comes from rank 0.
+struct Io {
+  bool collective = false;  // Collective mode: every rank calls the HDF5 functions
+  bool root = true;         // rank 0: its data is written
+};
+
+Hid create_dataset(hid_t loc, const std::string& loc_path, const std::string& name, hid_t file_type,
+                   const std::vector<hsize_t>& dims, const std::string& file) {
   Hid space = dims.empty() ? scalar_space(file) : simple_space(dims, file);
-  Hid dset = checked(H5Dcreate2(loc, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                     H5Dclose, file, "create dataset '" + path + "'");
+  return checked(H5Dcreate2(loc, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose,
+                 file, "create dataset '" + child_path(loc_path, name) + "'");
+}
+
+// Writes rank 0's `data` as the whole of `dset` (`count` elements). Gather mode: called on rank 0 only.
+// Collective mode: called on every rank; rank 0 selects everything, the others nothing.
+void write_whole(const Io& io, hid_t dset, const std::string& path, hid_t mem_type, hsize_t count, const void* data,
+                 const std::string& file) {
+  if (count == 0) return;
+  const std::string what = "write dataset '" + path + "'";
+  if (!io.collective) {
+    checked(H5Dwrite(dset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), file, what);
+    return;
+  }
+  Hid fspace = checked(H5Dget_space(dset), H5Sclose, file, what);
+  Hid mspace = checked(H5Scopy(fspace.get()), H5Sclose, file, what);
+  if (!io.root) {
+    checked(H5Sselect_none(fspace.get()), file, what);
+    checked(H5Sselect_none(mspace.get()), file, what);
+  }
+  Hid dxpl = collective_dxpl(file);
+  static const double dummy = 0;
+  checked(H5Dwrite(dset, mem_type, mspace.get(), fspace.get(), dxpl.get(), io.root ? data : &dummy), file, what);
+}
+
+// Creates dataset `name` under `loc` (path `loc_path`) with shape `dims` and writes rank 0's `data` into it.
+void write_dataset(const Io& io, hid_t loc, const std::string& loc_path, const std::string& name, hid_t file_type,
+                   hid_t mem_type, const std::vector<hsize_t>& dims, const void* data, const std::string& file) {
+  Hid dset = create_dataset(loc, loc_path, name, file_type, dims, file);
   hsize_t count = 1;
   for (hsize_t d : dims) count *= d;
-  if (count > 0) {
-    checked(H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), file, "write dataset '" + path + "'");
-  }
+  write_whole(io, dset.get(), child_path(loc_path, name), mem_type, count, data, file);
 }
 
 Hid open_or_create_group(hid_t loc, const char* name, const std::string& path, const std::string& file) {
@@ -208,45 +273,282 @@ Hid create_group(hid_t loc, const std::string& name, const std::string& path, co
                  "create group '" + path + "'");
 }
 
-// Number of sites of the global lattice; throws for extents that cannot describe a field.
-hsize_t volume(const std::array<int, 4>& extents, const std::string& file, const std::string& what) {
-  hsize_t v = 1;
-  for (int e : extents) {
-    if (e <= 0) {
-      throw RuntimeFailure("HDF5 output '" + file + "': cannot write " + what + ": lattice extents must be positive");
-    }
-    v *= static_cast<hsize_t>(e);
+// ---- blocks of the decomposition ----
+
+// One rank's block, as every rank sees it after gather_blocks.
+struct Block {
+  std::array<int, 4> global, local, origin;
+  int has_data;  // the rank passed field data (write_gauge: links not null)
+  std::int64_t volume() const { return std::int64_t(local[0]) * local[1] * local[2] * local[3]; }
+  bool holds_t(int t) const { return origin[3] <= t && t < origin[3] + local[3]; }
+};
+
+// Every rank's block, in rank order (MPI_Allgather). Collective; cannot throw.
+std::vector<Block> gather_blocks(MPI_Comm comm, int size, const BlockLayout& b, bool has_data) {
+  constexpr int kInts = 13;
+  int mine[kInts];
+  for (int mu = 0; mu < 4; ++mu) {
+    mine[mu] = b.global[mu];
+    mine[4 + mu] = b.local[mu];
+    mine[8 + mu] = b.origin[mu];
   }
-  return v;
+  mine[12] = has_data ? 1 : 0;
+  std::vector<int> all(static_cast<std::size_t>(kInts) * size);
+  MPI_Allgather(mine, kInts, MPI_INT, all.data(), kInts, MPI_INT, comm);
+  std::vector<Block> out(size);
+  for (int r = 0; r < size; ++r) {
+    const int* p = all.data() + static_cast<std::size_t>(kInts) * r;
+    for (int mu = 0; mu < 4; ++mu) {
+      out[r].global[mu] = p[mu];
+      out[r].local[mu] = p[4 + mu];
+      out[r].origin[mu] = p[8 + mu];
+    }
+    out[r].has_data = p[12];
+  }
+  return out;
+}
+
+std::string show(const std::array<int, 4>& a) {
+  return "(" + std::to_string(a[0]) + ", " + std::to_string(a[1]) + ", " + std::to_string(a[2]) + ", " +
+         std::to_string(a[3]) + ")";
+}
+
+// Checks that the blocks tile the global lattice as a tensor-product grid: in each direction the distinct
+// (origin, extent) intervals tile [0, L), there are as many blocks as grid cells, and no two blocks coincide.
+// Throws RuntimeFailure (the same on every rank: every rank checks the same gathered blocks).
+void check_blocks(const std::vector<Block>& blocks, const std::string& file, const std::string& what) {
+  const std::string head = "HDF5 output '" + file + "': cannot write " + what + ": ";
+  const std::array<int, 4>& g = blocks[0].global;
+  for (int mu = 0; mu < 4; ++mu) {
+    if (g[mu] <= 0) throw RuntimeFailure(head + "lattice extents must be positive, not " + show(g));
+  }
+  std::array<std::vector<std::pair<int, int>>, 4> intervals;
+  for (std::size_t r = 0; r < blocks.size(); ++r) {
+    const Block& b = blocks[r];
+    const std::string who = "rank " + std::to_string(r) + "'s block";
+    if (b.global != g) {
+      throw RuntimeFailure(head + who + " has global extents " + show(b.global) + ", rank 0's " + show(g));
+    }
+    for (int mu = 0; mu < 4; ++mu) {
+      if (b.local[mu] <= 0 || b.origin[mu] < 0 || b.origin[mu] > g[mu] - b.local[mu]) {
+        throw RuntimeFailure(head + who + " (origin " + show(b.origin) + ", extents " + show(b.local) +
+                             ") does not lie in the lattice " + show(g));
+      }
+      intervals[mu].emplace_back(b.origin[mu], b.local[mu]);
+    }
+  }
+  std::size_t cells = 1;
+  for (int mu = 0; mu < 4; ++mu) {
+    std::vector<std::pair<int, int>>& iv = intervals[mu];
+    std::sort(iv.begin(), iv.end());
+    iv.erase(std::unique(iv.begin(), iv.end()), iv.end());
+    int next = 0;
+    for (const auto& [origin, extent] : iv) {
+      if (origin != next) {
+        throw RuntimeFailure(head + "the blocks do not form a grid that tiles the lattice in direction " +
+                             std::to_string(mu));
+      }
+      next = origin + extent;
+    }
+    if (next != g[mu]) {
+      throw RuntimeFailure(head + "the blocks do not cover the lattice in direction " + std::to_string(mu));
+    }
+    cells *= iv.size();
+  }
+  std::vector<std::array<int, 4>> origins;
+  origins.reserve(blocks.size());
+  for (const Block& b : blocks) origins.push_back(b.origin);
+  std::sort(origins.begin(), origins.end());
+  const bool distinct = std::adjacent_find(origins.begin(), origins.end()) == origins.end();
+  if (!distinct || cells != blocks.size()) {
+    throw RuntimeFailure(head + "the " + std::to_string(blocks.size()) + " blocks do not tile the lattice as a grid (" +
+                         std::to_string(cells) + " cells)");
+  }
+  const std::int64_t plane = std::int64_t(g[0]) * g[1] * g[2];
+  if (plane > INT_MAX) throw RuntimeFailure(head + "a timeslice of " + std::to_string(plane) + " sites is too large");
+}
+
+// Checks this rank's field size: throws RuntimeFailure naming the dataset.
+void check_field_size(const std::vector<cplx>& values, const Block& mine, hsize_t per_site, const std::string& path,
+                      const std::string& file) {
+  const hsize_t need = static_cast<hsize_t>(mine.volume()) * per_site;
+  if (values.size() != need) {
+    throw RuntimeFailure("HDF5 output '" + file + "': cannot write dataset '" + path + "': it has " +
+                         std::to_string(values.size()) + " elements, this rank's block of " +
+                         std::to_string(mine.volume()) + " sites needs " + std::to_string(need));
+  }
 }
 
 // [Lt][Lz][Ly][Lx] followed by the inner dimensions.
-std::vector<hsize_t> field_dims(const std::array<int, 4>& e, std::initializer_list<hsize_t> inner) {
+std::vector<hsize_t> field_dims(const std::array<int, 4>& e, const std::vector<hsize_t>& inner) {
   std::vector<hsize_t> dims = {hsize_t(e[3]), hsize_t(e[2]), hsize_t(e[1]), hsize_t(e[0])};
-  dims.insert(dims.end(), inner);
+  dims.insert(dims.end(), inner.begin(), inner.end());
   return dims;
 }
 
-void write_complex_field(hid_t loc, const std::string& loc_path, const std::string& name,
-                         const std::vector<std::complex<double>>& values, const std::vector<hsize_t>& dims,
-                         bool single_precision, const std::string& file) {
-  hsize_t count = 1;
-  for (hsize_t d : dims) count *= d;
-  if (values.size() != count) {
-    throw RuntimeFailure("HDF5 output '" + file + "': cannot write dataset '" + loc_path + "/" + name + "': it has " +
-                         std::to_string(values.size()) + " elements, the lattice needs " + std::to_string(count));
+// One field dataset to fill: its shape per site and its HDF5 types.
+struct Field {
+  std::string path;            // for messages
+  std::vector<hsize_t> inner;  // {4, 3} or {4, 3, 3}
+  hsize_t per_site = 0;        // product of inner
+  bool single = false;         // float32 in the file (and in the messages), else float64
+};
+
+Field make_field(const std::string& path, std::vector<hsize_t> inner, bool single) {
+  Field f{path, std::move(inner), 1, single};
+  for (hsize_t d : f.inner) f.per_site *= d;
+  return f;
+}
+
+Hid complex_file_type(bool single, const std::string& file) {
+  return Types(file).complex(single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE);
+}
+Hid complex_mem_type(bool single, const std::string& file) {
+  return Types(file).complex(single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE);
+}
+
+Hid create_field(hid_t loc, const std::string& loc_path, const std::string& name, const std::array<int, 4>& global,
+                 const Field& f, const std::string& file) {
+  Hid type = complex_file_type(f.single, file);
+  return create_dataset(loc, loc_path, name, type.get(), field_dims(global, f.inner), file);
+}
+
+template <typename T>
+void convert(const cplx* src, std::size_t n, std::complex<T>* dst) {
+  for (std::size_t i = 0; i < n; ++i) dst[i] = std::complex<T>(src[i]);
+}
+
+// Buffers of the gather, allocated before any message flows (so an allocation failure is agreed on first).
+template <typename T>
+struct GatherBuffers {
+  std::vector<std::complex<T>> slice;  // rank 0: one global timeslice [Lz][Ly][Lx][per_site]
+  std::vector<std::complex<T>> slab;   // other ranks, float only: one local timeslice, converted
+};
+
+template <typename T>
+GatherBuffers<T> gather_buffers(int rank, const Block& mine, const Field& f) {
+  GatherBuffers<T> b;
+  const std::array<int, 4>& g = mine.global;
+  if (rank == 0) {
+    b.slice.resize(static_cast<std::size_t>(g[0]) * g[1] * g[2] * f.per_site);
+  } else if (!std::is_same_v<T, double>) {
+    b.slab.resize(static_cast<std::size_t>(mine.local[0]) * mine.local[1] * mine.local[2] * f.per_site);
   }
-  Types types(file);
-  if (single_precision) {
-    std::vector<std::complex<float>> narrow(values.begin(), values.end());
-    Hid file_type = types.complex(H5T_IEEE_F32LE);
-    Hid mem_type = types.complex(H5T_NATIVE_FLOAT);
-    write_dataset(loc, loc_path, name, file_type.get(), mem_type.get(), dims, narrow.data(), file);
-  } else {
-    Hid file_type = types.complex(H5T_IEEE_F64LE);
-    Hid mem_type = types.complex(H5T_NATIVE_DOUBLE);
-    write_dataset(loc, loc_path, name, file_type.get(), mem_type.get(), dims, values.data(), file);
+  return b;
+}
+
+// Gather mode: streams one field to rank 0, one global timeslice at a time, and rank 0 writes each timeslice into
+// `dset` (valid on rank 0 only). Collective; never throws. Rank 0 keeps receiving after a failure (so no sender
+// is left blocked in MPI_Send) but writes no more, and returns its first failure in `err` (kept if not empty).
+template <typename T>
+void gather_field(MPI_Comm comm, int rank, const std::vector<Block>& blocks, hid_t dset, const Field& f,
+                  const cplx* local, GatherBuffers<T>& buf, const std::string& file, std::string& err) {
+  const Block& mine = blocks[rank];
+  const std::array<int, 4>& g = mine.global;
+  const int size = static_cast<int>(blocks.size());
+  MPI_Datatype site;
+  MPI_Type_contiguous(static_cast<int>(f.per_site * sizeof(std::complex<T>)), MPI_BYTE, &site);
+  MPI_Type_commit(&site);
+  const std::size_t local_plane = static_cast<std::size_t>(mine.local[0]) * mine.local[1] * mine.local[2];
+
+  if (rank != 0) {
+    for (int t = mine.origin[3]; t < mine.origin[3] + mine.local[3]; ++t) {
+      const cplx* src = local + static_cast<std::size_t>(t - mine.origin[3]) * local_plane * f.per_site;
+      const void* send = src;
+      if constexpr (!std::is_same_v<T, double>) {
+        convert(src, local_plane * f.per_site, buf.slab.data());
+        send = buf.slab.data();
+      }
+      MPI_Send(send, static_cast<int>(local_plane), site, 0, kSlabTag, comm);
+    }
+    MPI_Type_free(&site);
+    return;
   }
+
+  // Rank 0: a subarray type per sender places its slab directly into the timeslice buffer.
+  std::vector<MPI_Datatype> place(size, MPI_DATATYPE_NULL);
+  for (int r = 1; r < size; ++r) {
+    const Block& b = blocks[r];
+    const int sizes[3] = {g[2], g[1], g[0]};
+    const int subsizes[3] = {b.local[2], b.local[1], b.local[0]};
+    const int starts[3] = {b.origin[2], b.origin[1], b.origin[0]};
+    MPI_Type_create_subarray(3, sizes, subsizes, starts, MPI_ORDER_C, site, &place[r]);
+    MPI_Type_commit(&place[r]);
+  }
+  const hsize_t slice_elems = static_cast<hsize_t>(g[0]) * g[1] * g[2] * f.per_site;
+  Hid fspace, mspace, mem_type;
+  if (err.empty()) {
+    try {
+      const std::string what = "write dataset '" + f.path + "'";
+      fspace = checked(H5Dget_space(dset), H5Sclose, file, what);
+      mspace = simple_space({slice_elems}, file);
+      mem_type = complex_mem_type(std::is_same_v<T, float>, file);
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+  }
+  std::vector<MPI_Request> requests;
+  requests.reserve(size);
+  const std::size_t row = static_cast<std::size_t>(mine.local[0]) * f.per_site;
+  for (int t = 0; t < g[3]; ++t) {
+    requests.clear();
+    for (int r = 1; r < size; ++r) {
+      if (!blocks[r].holds_t(t)) continue;
+      requests.emplace_back();
+      MPI_Irecv(buf.slice.data(), 1, place[r], r, kSlabTag, comm, &requests.back());
+    }
+    if (mine.holds_t(t)) {  // rank 0's own rows, converted in place
+      const int lt = t - mine.origin[3];
+      for (int z = 0; z < mine.local[2]; ++z) {
+        for (int y = 0; y < mine.local[1]; ++y) {
+          const std::size_t src = ((static_cast<std::size_t>(lt) * mine.local[2] + z) * mine.local[1] + y) * row;
+          const std::size_t dst =
+              ((static_cast<std::size_t>(mine.origin[2] + z) * g[1] + (mine.origin[1] + y)) * g[0] + mine.origin[0]) *
+              f.per_site;
+          convert(local + src, row, buf.slice.data() + dst);
+        }
+      }
+    }
+    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    if (!err.empty()) continue;
+    try {
+      const std::string what = "write dataset '" + f.path + "'";
+      std::vector<hsize_t> start(4 + f.inner.size(), 0), count = field_dims(g, f.inner);
+      start[0] = static_cast<hsize_t>(t);
+      count[0] = 1;
+      checked(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr), file,
+              what);
+      checked(H5Dwrite(dset, mem_type.get(), mspace.get(), fspace.get(), H5P_DEFAULT, buf.slice.data()), file, what);
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+  }
+  for (int r = 1; r < size; ++r) MPI_Type_free(&place[r]);
+  MPI_Type_free(&site);
+}
+
+// Collective mode: every rank writes its block as a hyperslab of `dset` with one collective H5Dwrite.
+template <typename T>
+void write_field_collective(hid_t dset, const Block& mine, const Field& f, const cplx* local, const std::string& file) {
+  const std::string what = "write dataset '" + f.path + "'";
+  const hsize_t n = static_cast<hsize_t>(mine.volume()) * f.per_site;
+  std::vector<std::complex<T>> narrow;
+  const void* data = local;
+  if constexpr (!std::is_same_v<T, double>) {
+    narrow.resize(n);
+    convert(local, n, narrow.data());
+    data = narrow.data();
+  }
+  std::vector<hsize_t> start = {hsize_t(mine.origin[3]), hsize_t(mine.origin[2]), hsize_t(mine.origin[1]),
+                                hsize_t(mine.origin[0])};
+  std::vector<hsize_t> count = field_dims(mine.local, f.inner);
+  start.resize(count.size(), 0);
+  Hid fspace = checked(H5Dget_space(dset), H5Sclose, file, what);
+  checked(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr), file, what);
+  Hid mspace = simple_space({n}, file);
+  Hid mem_type = complex_mem_type(std::is_same_v<T, float>, file);
+  Hid dxpl = collective_dxpl(file);
+  checked(H5Dwrite(dset, mem_type.get(), mspace.get(), fspace.get(), dxpl.get(), data), file, what);
 }
 
 // Row layouts of the metrics tables in memory.
@@ -288,6 +590,17 @@ Hid kernel_row_type(const std::string& file) {
   return t;
 }
 
+std::vector<KernelRow> kernel_rows(const std::vector<KernelMetric>& kernels) {
+  std::vector<KernelRow> rows;
+  rows.reserve(kernels.size());
+  for (const KernelMetric& k : kernels) {
+    rows.push_back(KernelRow{k.name.c_str(), k.calls, k.total_s, k.mean_s, k.min_s, k.flops, k.bytes, k.gbs,
+                             k.percent_of_peak, k.res.registers, k.res.spill_bytes, k.res.shared_bytes, k.res.block,
+                             k.res.occupancy});
+  }
+  return rows;
+}
+
 Hid rank_row_type(const std::string& file) {
   const std::string what = "create the /metrics/ranks row type";
   Hid t = checked(H5Tcreate(H5T_COMPOUND, sizeof(RankRow)), H5Tclose, file, what);
@@ -299,11 +612,41 @@ Hid rank_row_type(const std::string& file) {
 }
 
 // "<dir>/.<basename>.tmp-<pid>" beside final_path.
-std::string temporary_name(const std::string& final_path) {
+std::string temporary_name(const std::string& final_path, long pid) {
   const fs::path p(final_path);
   fs::path dir = p.parent_path();
   if (dir.empty()) dir = ".";
-  return (dir / ("." + p.filename().string() + ".tmp-" + std::to_string(::getpid()))).string();
+  return (dir / ("." + p.filename().string() + ".tmp-" + std::to_string(pid))).string();
+}
+
+// What a step ended with on this rank.
+enum FailureKind : int { kNone = 0, kRuntime = 1, kInput = 2 };
+
+// Agrees on the outcome of a step: returns when it succeeded on every rank; otherwise every rank throws the
+// exception of the lowest failing rank (its kind and message, the rank named when it is not 0). Collective.
+void agree(MPI_Comm comm, int rank, int size, FailureKind kind, const std::string& message) {
+  int first = kind != kNone ? rank : size;
+  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == size) return;
+  int head[2] = {kind, static_cast<int>(std::min<std::size_t>(message.size(), INT_MAX))};
+  MPI_Bcast(head, 2, MPI_INT, first, comm);
+  std::string text = rank == first ? message : std::string(static_cast<std::size_t>(head[1]), '\0');
+  text.resize(static_cast<std::size_t>(head[1]));
+  MPI_Bcast(text.data(), head[1], MPI_CHAR, first, comm);
+  if (first != 0) text += " (on rank " + std::to_string(first) + ")";
+  if (head[0] == kInput) throw InputError(text);
+  throw RuntimeFailure(text);
+}
+
+OutputIo resolve_mode(OutputIo requested, int size) {
+  const bool available = OutputFile::collective_available();
+  if (requested == OutputIo::Collective && !available) {
+    throw InputError(
+        "output.io: \"collective\" needs HDF5 built with MPI (this build uses serial HDF5); use \"gather\" or "
+        "\"auto\"");
+  }
+  if (requested == OutputIo::Auto) return available && size > 1 ? OutputIo::Collective : OutputIo::Gather;
+  return requested;
 }
 
 }  // namespace
@@ -325,156 +668,386 @@ void check_output_path(const std::string& final_path, bool overwrite) {
   if (::access(dir.c_str(), W_OK | X_OK) != 0) throw InputError("output.file: directory '" + dir + "' is not writable");
 }
 
-OutputFile::OutputFile(const std::string& final_path, bool overwrite)
-    : final_path_(final_path), temp_path_(), overwrite_(overwrite) {
-  check_output_path(final_path, overwrite);
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  temp_path_ = temporary_name(final_path);
-  Hid fapl = checked(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, final_path_, "create a file access property list");
-  checked(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), final_path_, "create a file access property list");
-  const hid_t file = H5Fcreate(temp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
-  if (file < 0) {
-    std::remove(temp_path_.c_str());
-    fail(final_path_, "create the temporary file '" + temp_path_ + "'");
+bool OutputFile::collective_available() { return EMPRISM_H5_COLLECTIVE != 0; }
+
+template <typename Body>
+void OutputFile::step(Body&& body) {
+  FailureKind kind = kNone;
+  std::string message;
+  try {
+    body();
+  } catch (const InputError& e) {
+    kind = kInput;
+    message = e.what();
+  } catch (const std::exception& e) {
+    kind = kRuntime;
+    message = e.what();
+  } catch (...) {
+    kind = kRuntime;
+    message = "HDF5 output '" + final_path_ + "': unknown exception";
   }
-  file_ = file;
+  try {
+    agree(comm_, rank_, size_, kind, message);
+  } catch (...) {
+    failed_together_ = true;
+    throw;
+  }
+}
+
+OutputFile::OutputFile(const std::string& final_path, bool overwrite, MPI_Comm comm, OutputIo mode)
+    : final_path_(final_path), overwrite_(overwrite) {
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (!initialised) {
+    throw RuntimeFailure("HDF5 output '" + final_path +
+                         "': MPI is not initialised (make an emprism::MpiSession first)");
+  }
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  mode_ = resolve_mode(mode, size);  // the same on every rank: throws on all or none
+  MPI_Comm_dup(comm, &comm_);
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  try {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    long pid = static_cast<long>(::getpid());
+    MPI_Bcast(&pid, 1, MPI_LONG, 0, comm_);
+    temp_path_ = temporary_name(final_path, pid);
+    step([&] { check_output_path(final_path, overwrite); });
+    step([&] {
+      if (!holds_file()) return;
+      const std::string& f = final_path_;
+      Hid fapl = checked(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, f, "create a file access property list");
+#if EMPRISM_H5_COLLECTIVE
+      if (mode_ == OutputIo::Collective) {
+        checked(H5Pset_fapl_mpio(fapl.get(), comm_, MPI_INFO_NULL), f, "set up MPI-IO file access");
+        checked(H5Pset_coll_metadata_write(fapl.get(), true), f, "set up collective metadata writes");
+      }
+#endif
+      checked(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), f, "create a file access property list");
+      const hid_t file = H5Fcreate(temp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
+      if (file < 0) {
+        if (is_root()) std::remove(temp_path_.c_str());
+        fail(f, "create the temporary file '" + temp_path_ + "'");
+      }
+      file_ = file;
+    });
+    open_ = true;
+  } catch (...) {
+    close_file_quietly();
+    MPI_Comm_free(&comm_);
+    throw;
+  }
+}
+
+void OutputFile::close_file_quietly() {
+  if (file_ < 0) return;
+  // Collective mode: H5Fclose is collective (and needs MPI); skip it while unwinding from an exception the other
+  // ranks may not share (the caller then aborts; HDF5's shutdown would close the file).
+  int finalised = 0;
+  MPI_Finalized(&finalised);
+  if (mode_ == OutputIo::Gather || (!finalised && (failed_together_ || std::uncaught_exceptions() == 0))) {
+    H5Fclose(file_);
+  }
+  file_ = -1;
 }
 
 OutputFile::~OutputFile() {
-  if (file_ >= 0) H5Fclose(file_);
-  file_ = -1;
-  if (!committed_ && !temp_path_.empty()) std::remove(temp_path_.c_str());
+  close_file_quietly();
+  open_ = false;
+  if (!committed_ && is_root() && !temp_path_.empty()) std::remove(temp_path_.c_str());
+  int finalised = 0;
+  MPI_Finalized(&finalised);
+  if (comm_ != MPI_COMM_NULL && !finalised) MPI_Comm_free(&comm_);
 }
 
-namespace {
-void require_open(std::int64_t file, bool committed, const std::string& path, const char* what) {
-  if (file < 0 || committed) {
-    throw RuntimeFailure("HDF5 output '" + path + "': cannot " + what + ": the file is already " +
-                         (committed ? "committed" : "closed"));
+void OutputFile::require_open(const char* what) const {
+  if (!open_ || committed_) {
+    throw RuntimeFailure("HDF5 output '" + final_path_ + "': cannot " + what + ": the file is already " +
+                         (committed_ ? "committed" : "closed"));
   }
 }
-}  // namespace
 
 void OutputFile::write_root(const RootInfo& info) {
-  require_open(file_, committed_, final_path_, "write the root attributes");
-  const std::string& f = final_path_;
-  Hid root = checked(H5Gopen2(file_, "/", H5P_DEFAULT), H5Gclose, f, "open group '/'");
-  const hid_t r = root.get();
-  attr_string(r, "/", "program_version", info.program_version, f);
-  attr_string(r, "/", "git_hash", info.git_hash, f);
-  attr_string(r, "/", "date", info.date, f);
-  attr_string(r, "/", "backend", info.backend, f);
-  attr_string(r, "/", "device", info.device, f);
-  attr_string(r, "/", "precision", info.precision, f);
-  attr_int(r, "/", "ranks", info.ranks, f);
-  attr_int4(r, "/", "process_grid", info.process_grid, f);
-  attr_int4(r, "/", "extents", info.extents, f);
+  require_open("write the root attributes");
+  step([&] {
+    if (!holds_file()) return;
+    const std::string& f = final_path_;
+    Hid root = checked(H5Gopen2(file_, "/", H5P_DEFAULT), H5Gclose, f, "open group '/'");
+    const hid_t r = root.get();
+    attr_string(r, "/", "program_version", info.program_version, f);
+    attr_string(r, "/", "git_hash", info.git_hash, f);
+    attr_string(r, "/", "date", info.date, f);
+    attr_string(r, "/", "backend", info.backend, f);
+    attr_string(r, "/", "device", info.device, f);
+    attr_string(r, "/", "precision", info.precision, f);
+    attr_int(r, "/", "ranks", info.ranks, f);
+    attr_int4(r, "/", "process_grid", info.process_grid, f);
+    attr_int4(r, "/", "extents", info.extents, f);
+  });
 }
 
 void OutputFile::write_input(const std::string& toml_text) {
-  require_open(file_, committed_, final_path_, "write dataset '/input'");
-  Hid type = Types(final_path_).vlen_string();
-  const char* p = toml_text.c_str();
-  write_dataset(file_, "/", "input", type.get(), type.get(), {}, &p, final_path_);
+  require_open("write dataset '/input'");
+  step([&] {
+    if (!holds_file()) return;
+    Hid type = Types(final_path_).vlen_string();
+    if (mode_ == OutputIo::Collective) {  // MPI-IO cannot write variable-length data: commit() does
+      create_dataset(file_, "/", "input", type.get(), {}, final_path_);
+      pending_input_ = true;
+      if (is_root()) pending_input_text_ = toml_text;
+      return;
+    }
+    const char* p = toml_text.c_str();
+    write_dataset(Io{}, file_, "/", "input", type.get(), type.get(), {}, &p, final_path_);
+  });
 }
 
 void OutputFile::write_gauge(const GaugeInfo& gauge, const std::array<int, 4>& extents) {
-  require_open(file_, committed_, final_path_, "write group '/gauge'");
-  const std::string& f = final_path_;
-  if (!gauge.links.empty()) volume(extents, f, "dataset '/gauge/links'");
-  Hid group = create_group(file_, "gauge", "/gauge", f);
-  attr_double(group.get(), "/gauge", "plaquette", gauge.plaquette, f);
-  attr_double(group.get(), "/gauge", "link_trace", gauge.link_trace, f);
-  attr_string(group.get(), "/gauge", "source", gauge.source, f);
-  if (!gauge.links.empty()) {
-    write_complex_field(group.get(), "/gauge", "links", gauge.links, field_dims(extents, {4, 3, 3}), false, f);
-  }
+  write_gauge(gauge, BlockLayout::whole(extents), gauge.links.empty() ? nullptr : &gauge.links);
 }
 
-void OutputFile::write_solve(const SolveRecord& rec, const std::array<int, 4>& extents) {
-  require_open(file_, committed_, final_path_, "write a solve");
+void OutputFile::write_gauge(const GaugeInfo& gauge, const BlockLayout& block,
+                             const std::vector<std::complex<double>>* local_links) {
+  require_open("write group '/gauge'");
   const std::string& f = final_path_;
-  if (rec.name.empty() || rec.name == "." || rec.name.find('/') != std::string::npos) {
-    throw RuntimeFailure("HDF5 output '" + f + "': cannot write solve '" + rec.name +
-                         "': a solve name must be non-empty and contain no '/'");
+  const Field field = make_field("/gauge/links", {4, 3, 3}, false);
+  const std::vector<Block> blocks = gather_blocks(comm_, size_, block, local_links != nullptr);
+  bool links = false;
+  step([&] {
+    links = blocks[0].has_data != 0;
+    for (const Block& b : blocks) {
+      if ((b.has_data != 0) != links) {
+        throw RuntimeFailure("HDF5 output '" + f + "': cannot write dataset '/gauge/links': links are given on " +
+                             "some ranks only");
+      }
+    }
+    if (!links) return;
+    check_blocks(blocks, f, "dataset '/gauge/links'");
+    check_field_size(*local_links, blocks[rank_], field.per_site, field.path, f);
+  });
+
+  Hid group, dset;
+  GatherBuffers<double> buffers;
+  step([&] {
+    if (mode_ == OutputIo::Gather && links) buffers = gather_buffers<double>(rank_, blocks[rank_], field);
+    if (!holds_file()) return;
+    group = create_group(file_, "gauge", "/gauge", f);
+    attr_double(group.get(), "/gauge", "plaquette", gauge.plaquette, f);
+    attr_double(group.get(), "/gauge", "link_trace", gauge.link_trace, f);
+    attr_string(group.get(), "/gauge", "source", gauge.source, f);
+    if (links) dset = create_field(group.get(), "/gauge", "links", blocks[0].global, field, f);
+  });
+  if (!links) return;
+
+  if (mode_ == OutputIo::Collective) {
+    step([&] { write_field_collective<double>(dset.get(), blocks[rank_], field, local_links->data(), f); });
+    return;
   }
+  std::string err;
+  gather_field<double>(comm_, rank_, blocks, dset.get(), field, local_links->data(), buffers, f, err);
+  step([&] {
+    if (!err.empty()) throw RuntimeFailure(err);
+  });
+}
+
+void OutputFile::write_solve(const SolveRecord& rec, const BlockLayout& block) {
+  require_open("write a solve");
+  const std::string& f = final_path_;
   const std::string path = "/solves/" + rec.name;
-  volume(extents, f, "group '" + path + "'");
-  Hid solves = open_or_create_group(file_, "solves", "/solves", f);
-  Hid group = create_group(solves.get(), rec.name, path, f);
-  const hid_t g = group.get();
-  attr_int(g, path, "iterations", rec.iterations, f);
-  attr_double(g, path, "true_residual", rec.true_residual, f);
-  attr_bool(g, path, "converged", rec.converged, f);
-  attr_double(g, path, "seconds", rec.seconds, f);
-  attr_double(g, path, "kappa", rec.kappa, f);
-  attr_double(g, path, "csw", rec.csw, f);
-  attr_double(g, path, "tol", rec.tol, f);
-  attr_int(g, path, "restarts", rec.restarts, f);
-  attr_string(g, path, "source_kind", rec.source_kind, f);
-  const std::vector<hsize_t> dims = field_dims(extents, {4, 3});
-  write_complex_field(g, path, "solution", rec.solution, dims, rec.single_precision, f);
-  write_complex_field(g, path, "source", rec.source, dims, rec.single_precision, f);
-  write_dataset(g, path, "residual_history", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {rec.residual_history.size()},
-                rec.residual_history.data(), f);
+  const Field sol = make_field(path + "/solution", {4, 3}, rec.single_precision);
+  const Field src = make_field(path + "/source", {4, 3}, rec.single_precision);
+  const std::vector<Block> blocks = gather_blocks(comm_, size_, block, true);
+  // residual_history is rank 0's; every rank that creates the dataset needs its length.
+  unsigned long long history = rec.residual_history.size();
+  if (mode_ == OutputIo::Collective) MPI_Bcast(&history, 1, MPI_UNSIGNED_LONG_LONG, 0, comm_);
+  step([&] {
+    if (rec.name.empty() || rec.name == "." || rec.name.find('/') != std::string::npos) {
+      throw RuntimeFailure("HDF5 output '" + f + "': cannot write solve '" + rec.name +
+                           "': a solve name must be non-empty and contain no '/'");
+    }
+    check_blocks(blocks, f, "group '" + path + "'");
+    check_field_size(rec.solution, blocks[rank_], sol.per_site, sol.path, f);
+    check_field_size(rec.source, blocks[rank_], src.per_site, src.path, f);
+  });
+
+  Hid group, sol_dset, src_dset;
+  GatherBuffers<float> fbuf;
+  GatherBuffers<double> dbuf;
+  step([&] {
+    if (mode_ == OutputIo::Gather) {
+      if (rec.single_precision) {
+        fbuf = gather_buffers<float>(rank_, blocks[rank_], sol);
+      } else {
+        dbuf = gather_buffers<double>(rank_, blocks[rank_], sol);
+      }
+    }
+    if (!holds_file()) return;
+    Hid solves = open_or_create_group(file_, "solves", "/solves", f);
+    group = create_group(solves.get(), rec.name, path, f);
+    const hid_t g = group.get();
+    attr_int(g, path, "iterations", rec.iterations, f);
+    attr_double(g, path, "true_residual", rec.true_residual, f);
+    attr_bool(g, path, "converged", rec.converged, f);
+    attr_double(g, path, "seconds", rec.seconds, f);
+    attr_double(g, path, "kappa", rec.kappa, f);
+    attr_double(g, path, "csw", rec.csw, f);
+    attr_double(g, path, "tol", rec.tol, f);
+    attr_int(g, path, "restarts", rec.restarts, f);
+    attr_string(g, path, "source_kind", rec.source_kind, f);
+    sol_dset = create_field(g, path, "solution", blocks[0].global, sol, f);
+    src_dset = create_field(g, path, "source", blocks[0].global, src, f);
+  });
+
+  const Io io{mode_ == OutputIo::Collective, is_root()};
+  auto write_history = [&] {
+    if (!holds_file()) return;
+    write_dataset(io, group.get(), path, "residual_history", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {hsize_t(history)},
+                  rec.residual_history.data(), f);
+  };
+  if (mode_ == OutputIo::Collective) {
+    step([&] {
+      if (rec.single_precision) {
+        write_field_collective<float>(sol_dset.get(), blocks[rank_], sol, rec.solution.data(), f);
+      } else {
+        write_field_collective<double>(sol_dset.get(), blocks[rank_], sol, rec.solution.data(), f);
+      }
+    });
+    step([&] {
+      if (rec.single_precision) {
+        write_field_collective<float>(src_dset.get(), blocks[rank_], src, rec.source.data(), f);
+      } else {
+        write_field_collective<double>(src_dset.get(), blocks[rank_], src, rec.source.data(), f);
+      }
+    });
+    step(write_history);
+    return;
+  }
+  std::string err;
+  if (rec.single_precision) {
+    gather_field<float>(comm_, rank_, blocks, sol_dset.get(), sol, rec.solution.data(), fbuf, f, err);
+    gather_field<float>(comm_, rank_, blocks, src_dset.get(), src, rec.source.data(), fbuf, f, err);
+  } else {
+    gather_field<double>(comm_, rank_, blocks, sol_dset.get(), sol, rec.solution.data(), dbuf, f, err);
+    gather_field<double>(comm_, rank_, blocks, src_dset.get(), src, rec.source.data(), dbuf, f, err);
+  }
+  step([&] {
+    if (!err.empty()) throw RuntimeFailure(err);
+    write_history();
+  });
 }
 
 void OutputFile::write_metrics(const std::vector<KernelMetric>& kernels, const PeakBandwidth& peak,
-                               const std::vector<RankTimes>& ranks) {
-  require_open(file_, committed_, final_path_, "write group '/metrics'");
+                               const std::vector<RankTimes>& my_rows) {
+  require_open("write group '/metrics'");
   const std::string& f = final_path_;
-  Hid metrics = create_group(file_, "metrics", "/metrics", f);
 
-  Hid peak_group = create_group(metrics.get(), "peak", "/metrics/peak", f);
-  const hid_t pg = peak_group.get();
-  attr_double(pg, "/metrics/peak", "copy_gbs", peak.copy_gbs, f);
-  attr_double(pg, "/metrics/peak", "triad_gbs", peak.triad_gbs, f);
-  attr_double(pg, "/metrics/peak", "read_gbs", peak.read_gbs, f);
-  attr_double(pg, "/metrics/peak", "peak_gbs", peak.peak_gbs, f);
-  attr_bool(pg, "/metrics/peak", "measured", peak.measured, f);
-
-  std::vector<KernelRow> krows;
-  krows.reserve(kernels.size());
-  for (const KernelMetric& k : kernels) {
-    krows.push_back(KernelRow{k.name.c_str(), k.calls, k.total_s, k.mean_s, k.min_s, k.flops, k.bytes, k.gbs,
-                              k.percent_of_peak, k.res.registers, k.res.spill_bytes, k.res.shared_bytes, k.res.block,
-                              k.res.occupancy});
+  // /metrics/ranks: every rank's rows, in rank order, on rank 0.
+  std::vector<RankRow> mine;
+  mine.reserve(my_rows.size());
+  for (const RankTimes& r : my_rows) mine.push_back(RankRow{r.rank, r.compute_s, r.halo_wait_s, r.reduction_s});
+  int my_count = static_cast<int>(mine.size());
+  std::vector<int> counts(size_), bytes(size_), displs(size_);
+  MPI_Allgather(&my_count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
+  std::size_t total = 0;
+  for (int r = 0; r < size_; ++r) {
+    bytes[r] = counts[r] * static_cast<int>(sizeof(RankRow));
+    displs[r] = static_cast<int>(total * sizeof(RankRow));
+    total += static_cast<std::size_t>(counts[r]);
   }
-  Hid kmem = kernel_row_type(f);
-  Hid kfile = Types(f).packed(kmem.get());
-  write_dataset(metrics.get(), "/metrics", "kernels", kfile.get(), kmem.get(), {krows.size()}, krows.data(), f);
+  std::vector<RankRow> rows(is_root() ? total : 0);
+  MPI_Gatherv(mine.data(), my_count * static_cast<int>(sizeof(RankRow)), MPI_BYTE, rows.data(), bytes.data(),
+              displs.data(), MPI_BYTE, 0, comm_);
+  // The kernel table is rank 0's; every rank that creates the dataset needs its length.
+  unsigned long long nk = kernels.size();
+  if (mode_ == OutputIo::Collective) MPI_Bcast(&nk, 1, MPI_UNSIGNED_LONG_LONG, 0, comm_);
 
-  std::vector<RankRow> rrows;
-  rrows.reserve(ranks.size());
-  for (const RankTimes& r : ranks) rrows.push_back(RankRow{r.rank, r.compute_s, r.halo_wait_s, r.reduction_s});
-  Hid rmem = rank_row_type(f);
-  Hid rfile = Types(f).packed(rmem.get());
-  write_dataset(metrics.get(), "/metrics", "ranks", rfile.get(), rmem.get(), {rrows.size()}, rrows.data(), f);
+  step([&] {
+    if (!holds_file()) return;
+    const Io io{mode_ == OutputIo::Collective, is_root()};
+    Hid metrics = create_group(file_, "metrics", "/metrics", f);
+
+    Hid peak_group = create_group(metrics.get(), "peak", "/metrics/peak", f);
+    const hid_t pg = peak_group.get();
+    attr_double(pg, "/metrics/peak", "copy_gbs", peak.copy_gbs, f);
+    attr_double(pg, "/metrics/peak", "triad_gbs", peak.triad_gbs, f);
+    attr_double(pg, "/metrics/peak", "read_gbs", peak.read_gbs, f);
+    attr_double(pg, "/metrics/peak", "peak_gbs", peak.peak_gbs, f);
+    attr_bool(pg, "/metrics/peak", "measured", peak.measured, f);
+
+    Hid kmem = kernel_row_type(f);
+    Hid kfile = Types(f).packed(kmem.get());
+    if (io.collective) {  // MPI-IO cannot write variable-length data (the names): commit() does
+      create_dataset(metrics.get(), "/metrics", "kernels", kfile.get(), {hsize_t(nk)}, f);
+      pending_kernels_ = true;
+      if (is_root()) pending_kernel_rows_ = kernels;
+    } else {
+      const std::vector<KernelRow> krows = kernel_rows(kernels);
+      write_dataset(io, metrics.get(), "/metrics", "kernels", kfile.get(), kmem.get(), {krows.size()}, krows.data(), f);
+    }
+
+    Hid rmem = rank_row_type(f);
+    Hid rfile = Types(f).packed(rmem.get());
+    write_dataset(io, metrics.get(), "/metrics", "ranks", rfile.get(), rmem.get(), {total}, rows.data(), f);
+  });
 }
 
 void OutputFile::flush() {
-  require_open(file_, committed_, final_path_, "flush");
-  checked(H5Fflush(file_, H5F_SCOPE_GLOBAL), final_path_, "flush the temporary file '" + temp_path_ + "'");
+  require_open("flush");
+  step([&] {
+    if (!holds_file()) return;
+    checked(H5Fflush(file_, H5F_SCOPE_GLOBAL), final_path_, "flush the temporary file '" + temp_path_ + "'");
+  });
+}
+
+void OutputFile::write_deferred() {
+  if (!pending_input_ && !pending_kernels_) return;
+  const std::string& f = final_path_;
+  const std::string what = "reopen the temporary file '" + temp_path_ + "'";
+  Hid fapl = checked(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, f, what);
+  checked(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), f, what);
+  Hid file = checked(H5Fopen(temp_path_.c_str(), H5F_ACC_RDWR, fapl.get()), H5Fclose, f, what);
+  if (pending_input_) {
+    Hid type = Types(f).vlen_string();
+    Hid dset = checked(H5Dopen2(file.get(), "/input", H5P_DEFAULT), H5Dclose, f, "open dataset '/input'");
+    const char* p = pending_input_text_.c_str();
+    write_whole(Io{}, dset.get(), "/input", type.get(), 1, &p, f);
+  }
+  if (pending_kernels_) {
+    const std::vector<KernelRow> krows = kernel_rows(pending_kernel_rows_);
+    Hid kmem = kernel_row_type(f);
+    Hid dset =
+        checked(H5Dopen2(file.get(), "/metrics/kernels", H5P_DEFAULT), H5Dclose, f, "open dataset '/metrics/kernels'");
+    write_whole(Io{}, dset.get(), "/metrics/kernels", kmem.get(), krows.size(), krows.data(), f);
+  }
+  checked(H5Fclose(file.release()), f, "close the temporary file '" + temp_path_ + "'");
 }
 
 void OutputFile::commit() {
   if (committed_) return;
-  require_open(file_, committed_, final_path_, "commit");
+  require_open("commit");
+  open_ = false;
   const hid_t file = file_;
   file_ = -1;
-  checked(H5Fclose(file), final_path_, "close the temporary file '" + temp_path_ + "'");
-  std::error_code ec;
-  if (!overwrite_ && fs::exists(final_path_, ec)) {
-    // Someone created the target while we ran: keep our results under the temporary name rather than lose them.
-    committed_ = true;
-    throw RuntimeFailure("HDF5 output '" + final_path_ + "': the file appeared during the run and output.overwrite " +
-                         "is false; the results are left in '" + temp_path_ + "'");
-  }
-  if (std::rename(temp_path_.c_str(), final_path_.c_str()) != 0) {
-    const int err = errno;
-    throw RuntimeFailure("HDF5 output '" + final_path_ + "': cannot rename the temporary file '" + temp_path_ +
-                         "' to it: " + std::strerror(err));
-  }
+  step([&] {  // collective in Collective mode; the agreement after it means every rank has closed
+    if (file >= 0) checked(H5Fclose(file), final_path_, "close the temporary file '" + temp_path_ + "'");
+  });
+  step([&] {
+    if (!is_root()) return;
+    write_deferred();
+    std::error_code ec;
+    if (!overwrite_ && fs::exists(final_path_, ec)) {
+      // Someone created the target while we ran: keep our results under the temporary name rather than lose them.
+      committed_ = true;
+      throw RuntimeFailure("HDF5 output '" + final_path_ + "': the file appeared during the run and output.overwrite " +
+                           "is false; the results are left in '" + temp_path_ + "'");
+    }
+    if (std::rename(temp_path_.c_str(), final_path_.c_str()) != 0) {
+      const int err = errno;
+      throw RuntimeFailure("HDF5 output '" + final_path_ + "': cannot rename the temporary file '" + temp_path_ +
+                           "' to it: " + std::strerror(err));
+    }
+  });
   committed_ = true;
 }
 

@@ -1,18 +1,23 @@
-// h5_output.hpp: the run's HDF5 output file (DESIGN.md section 5), written with the HDF5 C API.
-// Complex numbers are the h5py compound {r, i}; fields are in global natural order
-// [Lt][Lz][Ly][Lx][4][3] (spinors) and [Lt][Lz][Ly][Lx][4][3][3] (links), x fastest.
-// The file is written under a temporary name beside the target and renamed by commit();
+// h5_output.hpp: the run's HDF5 output file (DESIGN.md section 5), written with the HDF5 C API from many ranks.
+// Complex numbers are the h5py compound {r, i}; fields are stored in GLOBAL natural order
+// [Lt][Lz][Ly][Lx][4][3] (spinors) and [Lt][Lz][Ly][Lx][4][3][3] (links), x fastest, whatever the number of
+// ranks: each rank passes its block of the field in LOCAL natural order and the file does not depend on the
+// decomposition. The file is written under a temporary name beside the target and renamed by commit();
 // destroying an uncommitted OutputFile removes the temporary file, so a failed run leaves nothing.
-// Who may call: rank 0 only (serial HDF5).
+// Who may call: every public member of OutputFile is COLLECTIVE over the communicator given to the
+// constructor: all ranks call it, in the same order, with identical attribute values; only field data
+// (and the per-rank RankTimes) differ between ranks. check_output_path is local.
 #pragma once
+
+#include <mpi.h>
 
 #include <array>
 #include <complex>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
+#include "src/config.hpp"
 #include "src/metrics.hpp"
 
 namespace emprism::io {
@@ -30,21 +35,34 @@ struct RootInfo {
   std::string precision;         // "single" | "double"
 };
 
+// The block of the lattice this rank holds: extents (x, y, z, t) of the global lattice, of the block, and the
+// global coordinates of the block's first site. The blocks of all ranks must tile the global lattice as a
+// tensor-product grid (every process grid does); this is checked collectively by each field write.
+struct BlockLayout {
+  std::array<int, 4> global{};
+  std::array<int, 4> local{};
+  std::array<int, 4> origin{0, 0, 0, 0};
+  // One block holding the whole lattice (the single-rank case).
+  static BlockLayout whole(const std::array<int, 4>& global) { return BlockLayout{global, global, {0, 0, 0, 0}}; }
+};
+
 struct GaugeInfo {
   std::string source;  // "unit" | "random" ...
   double plaquette = 0;
   double link_trace = 0;  // average Re tr U / 3
-  // Optional links in natural order [Lt][Lz][Ly][Lx][mu][row][col]; empty = not written.
+  // Used only by the whole-lattice convenience overload of write_gauge: links in natural order
+  // [Lt][Lz][Ly][Lx][mu][row][col]; empty = not written. The BlockLayout overload ignores it.
   std::vector<std::complex<double>> links;
 };
 
 struct SolveRecord {
   std::string name;
-  std::string source_kind;  // "point" | "random" | "plane_wave"
+  std::string source_kind;       // "point" | "random" | "plane_wave"
   bool single_precision = true;  // store fields as float32 compounds, else float64
-  std::vector<std::complex<double>> solution;  // V*12, natural order, index ((site*4)+spin)*3+colour
-  std::vector<std::complex<double>> source;    // same shape
-  std::vector<double> residual_history;        // relative residual per CG iteration
+  // This rank's block (local volume * 12), local natural order, index ((local_site*4)+spin)*3+colour.
+  std::vector<std::complex<double>> solution;
+  std::vector<std::complex<double>> source;  // same shape
+  std::vector<double> residual_history;      // relative residual per CG iteration (rank 0's is written)
   int iterations = 0;
   double true_residual = 0;
   bool converged = false;
@@ -53,40 +71,108 @@ struct SolveRecord {
   int restarts = 0;
 };
 
+// One row of /metrics/ranks.
 struct RankTimes {
   int rank = 0;
   double compute_s = 0, halo_wait_s = 0, reduction_s = 0;
 };
 
+// The output file. How distributed fields reach it (OutputIo, output.io in the input):
+//  - Collective: every rank opens the file through MPI-IO (H5Pset_fapl_mpio) and writes its hyperslab of each
+//    field with one collective H5Dwrite. Needs HDF5 built with MPI (collective_available()). HDF5 1.10 cannot
+//    write variable-length data through MPI-IO, so /input and /metrics/kernels are created collectively when
+//    written and filled in by rank 0 in commit(), after the parallel file is closed and reopened serially.
+//  - Gather: only rank 0 opens the file (serial HDF5). For each field, global timeslice t = 0..Lt-1 in turn,
+//    the ranks whose block holds t send their slab to rank 0, which writes the timeslice; rank 0 never holds
+//    more than one global timeslice of a field besides its own block.
+//  - Auto: Collective when available and the communicator has more than one rank, otherwise Gather (on one
+//    rank Gather is plain serial HDF5).
+// Both modes write the same objects with the same values, and the datasets do not depend on the decomposition
+// (only what the caller passes differs: root attributes ranks / process_grid, one /metrics/ranks row per rank).
+// Values that are not fields are written once: attributes must be identical on every rank (HDF5 metadata is
+// collective); residual_history, /input and the kernel table are rank 0's.
+//
+// Errors: every member checks its arguments, then agrees on the outcome with the other ranks (MPI_Allreduce):
+// when any rank fails, EVERY rank throws the same exception (InputError or RuntimeFailure; the message of the
+// lowest failing rank, which is named when it is not rank 0), so no rank is left waiting. An exception that
+// not all ranks share (the caller's own, or an HDF5 failure inside a collective HDF5 call on some ranks only,
+// which may hang inside HDF5) cannot be recovered from: the caller must end the job with
+// Communicator::abort (MPI_Abort). On such a one-rank exception the destructor skips collective HDF5 calls
+// (the parallel file handle is then left to HDF5's shutdown) and rank 0 removes the temporary file.
 class OutputFile {
  public:
-  // Opens "<dir>/.<name>.tmp-<pid>" for writing. Throws emprism::InputError naming `final_path`
-  // when it exists and !overwrite, or its directory is not writable.
-  OutputFile(const std::string& final_path, bool overwrite);
-  ~OutputFile();  // not committed: closes and deletes the temporary file
+  // Opens "<dir>/.<name>.tmp-<pid of rank 0>" for writing. Throws emprism::InputError naming `final_path` when
+  // it exists and !overwrite or its directory is not writable (checked on every rank, which must all see the
+  // same file system), and InputError("output.io: ...") when `mode` is Collective and collective_available()
+  // is false. `comm` is duplicated (MPI_Comm_dup) for the file's own messages; MPI must be initialised.
+  OutputFile(const std::string& final_path, bool overwrite, MPI_Comm comm = MPI_COMM_SELF,
+             OutputIo mode = OutputIo::Auto);
+  ~OutputFile();  // not committed: closes and deletes the temporary file (see the class comment)
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
 
+  // True when this build links HDF5 built with MPI (EMPRISM_HAVE_PARALLEL_HDF5), so Collective can be used.
+  static bool collective_available();
+  OutputIo mode() const { return mode_; }  // the mode in use: Collective or Gather, never Auto
+
   void write_root(const RootInfo& info);
-  void write_input(const std::string& toml_text);  // dataset /input, a scalar variable-length string
+  void write_input(const std::string& toml_text);  // dataset /input, a scalar variable-length string (rank 0's)
+  // Group /gauge with its attributes; dataset /gauge/links when local_links is not null (it must then be
+  // non-null on every rank): this rank's block, local volume * 36 values in local natural order.
+  void write_gauge(const GaugeInfo& gauge, const BlockLayout& block,
+                   const std::vector<std::complex<double>>* local_links);
+  // Whole-lattice convenience: block = BlockLayout::whole(extents), links = gauge.links unless empty.
   void write_gauge(const GaugeInfo& gauge, const std::array<int, 4>& extents);
-  void write_solve(const SolveRecord& rec, const std::array<int, 4>& extents);
+  // Group /solves/<rec.name>: attributes, solution and source (this rank's block), residual_history (rank 0's).
+  void write_solve(const SolveRecord& rec, const BlockLayout& block);
+  void write_solve(const SolveRecord& rec, const std::array<int, 4>& extents) {  // whole-lattice convenience
+    write_solve(rec, BlockLayout::whole(extents));
+  }
+  // Group /metrics: peak attributes (identical on every rank), the kernel table (rank 0's), and /metrics/ranks,
+  // the rows passed by every rank, concatenated in rank order (MPI_Gatherv to rank 0): each rank normally passes
+  // its own one row, so the table has one row per rank. The rank column is written as given.
   void write_metrics(const std::vector<KernelMetric>& kernels, const PeakBandwidth& peak,
-                     const std::vector<RankTimes>& ranks);
+                     const std::vector<RankTimes>& my_rows);
+  void write_metrics(const std::vector<KernelMetric>& kernels, const PeakBandwidth& peak, const RankTimes& mine) {
+    write_metrics(kernels, peak, std::vector<RankTimes>{mine});
+  }
+  // Flushes what is written so far to the temporary file (in Collective mode /input and /metrics/kernels are
+  // only written by commit()).
   void flush();
-  // Closes the file and renames it to final_path (atomic on one file system).
+  // Closes the file on every rank, then rank 0 renames it to final_path (atomic on one file system). Throws
+  // RuntimeFailure on every rank when the target appeared meanwhile and !overwrite (the results are then kept
+  // under the temporary name) or the rename fails. A second commit() does nothing.
   void commit();
 
-  const std::string& temp_path() const { return temp_path_; }
+  const std::string& temp_path() const { return temp_path_; }  // the same on every rank
 
  private:
+  bool is_root() const { return rank_ == 0; }
+  bool holds_file() const { return mode_ == OutputIo::Collective || rank_ == 0; }  // ranks with an open file_
+  void require_open(const char* what) const;
+  // Runs `body` on this rank, then agrees with all ranks: when it threw on any rank, throws on every rank.
+  template <typename Body>
+  void step(Body&& body);
+  void close_file_quietly();
+  // Writes the Collective mode's deferred variable-length data (rank 0, file closed by everyone).
+  void write_deferred();
+
   std::string final_path_, temp_path_;
-  std::int64_t file_ = -1;  // hid_t
+  MPI_Comm comm_ = MPI_COMM_NULL;  // our duplicate of the caller's communicator
+  int rank_ = 0, size_ = 1;
+  OutputIo mode_ = OutputIo::Gather;
+  std::int64_t file_ = -1;  // hid_t; valid where holds_file()
+  bool open_ = false;       // the same on every rank
   bool committed_ = false;
-  bool overwrite_ = false;  // re-checked by commit(): a target that appeared meanwhile is not replaced
+  bool overwrite_ = false;        // re-checked by commit(): a target that appeared meanwhile is not replaced
+  bool failed_together_ = false;  // step() threw on every rank: collective clean-up is safe
+  bool pending_input_ = false;    // Collective: /input created, its text written by commit()
+  std::string pending_input_text_;
+  bool pending_kernels_ = false;  // Collective: /metrics/kernels created, its rows written by commit()
+  std::vector<KernelMetric> pending_kernel_rows_;
 };
 
-// Checks before any work that final_path may be written: throws InputError("output.file: ...").
+// Checks before any work that final_path may be written: throws InputError("output.file: ..."). Local (no MPI).
 void check_output_path(const std::string& final_path, bool overwrite);
 
 }  // namespace emprism::io

@@ -2,11 +2,13 @@
 #include "io/logging.hpp"
 
 #include <spdlog/sinks/base_sink.h>
+#include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "src/errors.hpp"
 
@@ -32,14 +34,27 @@ class RoutingSink : public spdlog::sinks::base_sink<std::mutex> {
 
 }  // namespace
 
-void setup_logging(const std::string& level, int rank) {
+void setup_logging(const std::string& level, int rank, const std::string& per_rank_base) {
   const spdlog::level::level_enum lvl = spdlog::level::from_str(level);
   if (lvl == spdlog::level::off && level != "off")
     throw InputError("log.level: unknown level '" + level + "' (use trace, debug, info, warn or error)");
-  auto logger = std::make_shared<spdlog::logger>("emprism", std::make_shared<RoutingSink>());
+  auto console = std::make_shared<RoutingSink>();
+  console->set_level(rank == 0 ? lvl : std::max(lvl, spdlog::level::warn));
+  std::vector<spdlog::sink_ptr> sinks{console};
+  if (!per_rank_base.empty()) {
+    const std::string path = per_rank_base + ".rank" + std::to_string(rank) + ".log";
+    try {
+      sinks.push_back(std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, true));
+    } catch (const spdlog::spdlog_ex& e) {
+      throw InputError("log.per_rank: cannot open '" + path + "': " + e.what());
+    }
+    sinks.back()->set_level(lvl);
+  }
+  auto logger = std::make_shared<spdlog::logger>("emprism", sinks.begin(), sinks.end());
   logger->set_pattern(rank == 0 ? "[%Y-%m-%d %H:%M:%S.%e] [%l] %v"
                                 : "[%Y-%m-%d %H:%M:%S.%e] [%l] [rank " + std::to_string(rank) + "] %v");
-  logger->set_level(rank == 0 ? lvl : std::max(lvl, spdlog::level::warn));
+  logger->set_level(lvl);
+  logger->flush_on(spdlog::level::info);
   spdlog::set_default_logger(logger);
 }
 

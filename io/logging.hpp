@@ -8,8 +8,9 @@
 
 namespace emprism::io {
 
-// level: trace|debug|info|warn|error. Throws InputError("log.level: ...") for an unknown level.
-void setup_logging(const std::string& level, int rank);
+// level: trace|debug|info|warn|error. Throws InputError("log.level: ...") for an unknown level. A non-empty
+// per_rank_base makes every rank log everything also to "<per_rank_base>.rank<N>.log" (log.per_rank).
+void setup_logging(const std::string& level, int rank, const std::string& per_rank_base = std::string());
 void print_error(const std::string& message);
 
 }  // namespace emprism::io

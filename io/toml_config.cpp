@@ -301,7 +301,7 @@ Section section(const toml::table& root, std::string_view key) {
 }
 
 void read_lattice(const Section& s, LatticeConfig& out) {
-  s.reject_unknown({"extents"});
+  s.reject_unknown({"extents", "procs"});
   const std::string path = s.key_path("extents");
   const auto extents = read_int4(s.require("extents"), path);
   for (int mu = 0; mu < 4; ++mu) {
@@ -310,6 +310,25 @@ void read_lattice(const Section& s, LatticeConfig& out) {
     if (extents[mu] > kIntMax) fail(path, named + " is too large; every extent must be <= " + std::to_string(kIntMax));
     if (extents[mu] % 2 != 0) fail(path, named + " is odd; every extent must be even");
     out.extents[mu] = static_cast<int>(extents[mu]);
+  }
+  // Only shape and sign here: whether the grid divides the extents into even local extents and matches the rank
+  // count is checked by comm/process_grid.cpp, which knows the rank count.
+  if (const auto* n = s.get("procs")) {
+    const std::string procs_path = s.key_path("procs");
+    const toml::array& array = read_array(*n, procs_path, 4, "4 integers");
+    std::array<int, 4> procs{};
+    for (std::size_t mu = 0; mu < 4; ++mu)
+      procs[mu] = read_int(*array.get(mu), element_path(procs_path, mu), 1, kIntMax);
+    out.procs = procs;
+  }
+}
+
+void read_comm(const Section& s, CommConfig& out) {
+  s.reject_unknown({"force_halo"});
+  if (const auto* n = s.get("force_halo")) {
+    const std::string path = s.key_path("force_halo");
+    const toml::array& array = read_array(*n, path, 4, "4 booleans");
+    for (std::size_t mu = 0; mu < 4; ++mu) out.force_halo[mu] = read_bool(*array.get(mu), element_path(path, mu));
   }
 }
 
@@ -346,29 +365,35 @@ double read_tol(const toml::node& node, const std::string& path) {
 void read_solver(const Section& s, SolverConfig& out) {
   s.reject_unknown({"precision", "tol", "max_iter"});
   if (const auto* n = s.get("precision"))
-    out.precision = read_choice<Precision>(*n, s.key_path("precision"),
-                                           {{"single", Precision::Single}, {"double", Precision::Double}, {"mixed", Precision::Mixed}});
+    out.precision = read_choice<Precision>(
+        *n, s.key_path("precision"),
+        {{"single", Precision::Single}, {"double", Precision::Double}, {"mixed", Precision::Mixed}});
   if (const auto* n = s.get("tol")) out.tol = read_tol(*n, s.key_path("tol"));
   if (const auto* n = s.get("max_iter")) out.max_iter = read_int(*n, s.key_path("max_iter"), 1, kIntMax);
 }
 
 void read_output(const Section& s, OutputConfig& out) {
-  s.reject_unknown({"file", "overwrite", "write_gauge"});
+  s.reject_unknown({"file", "overwrite", "write_gauge", "io"});
   out.file = read_string(s.require("file"), s.key_path("file"));
   if (out.file.empty()) fail(s.key_path("file"), "must not be empty");
   if (out.file.find('\0') != std::string::npos) fail(s.key_path("file"), "must not contain a NUL character");
   if (const auto* n = s.get("overwrite")) out.overwrite = read_bool(*n, s.key_path("overwrite"));
   if (const auto* n = s.get("write_gauge")) out.write_gauge = read_bool(*n, s.key_path("write_gauge"));
+  if (const auto* n = s.get("io"))
+    out.io = read_choice<OutputIo>(
+        *n, s.key_path("io"),
+        {{"auto", OutputIo::Auto}, {"collective", OutputIo::Collective}, {"gather", OutputIo::Gather}});
 }
 
 void read_log(const Section& s, LogConfig& out) {
-  s.reject_unknown({"level", "progress_every"});
+  s.reject_unknown({"level", "progress_every", "per_rank"});
   if (const auto* n = s.get("level"))
     out.level = std::string(read_choice<std::string_view>(
         *n, s.key_path("level"),
         {{"trace", "trace"}, {"debug", "debug"}, {"info", "info"}, {"warn", "warn"}, {"error", "error"}}));
   if (const auto* n = s.get("progress_every"))
     out.progress_every = read_int(*n, s.key_path("progress_every"), 1, kIntMax);
+  if (const auto* n = s.get("per_rank")) out.per_rank = read_bool(*n, s.key_path("per_rank"));
 }
 
 void read_metrics(const Section& s, MetricsConfig& out) {
@@ -567,8 +592,10 @@ Config parse_config(std::string_view toml_text, const std::string& origin_path) 
   config.input_text = std::string(toml_text);
   config.input_path = origin_path;
 
-  Section(&root, "").reject_unknown({"lattice", "gauge", "dirac", "solver", "output", "log", "metrics", "solve"});
+  Section(&root, "").reject_unknown(
+      {"lattice", "comm", "gauge", "dirac", "solver", "output", "log", "metrics", "solve"});
   read_lattice(section(root, "lattice"), config.lattice);
+  read_comm(section(root, "comm"), config.comm);
   read_gauge(section(root, "gauge"), config.gauge);
   read_dirac(section(root, "dirac"), config.dirac);
   read_solver(section(root, "solver"), config.solver);

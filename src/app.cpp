@@ -14,6 +14,7 @@
 #include <string>
 
 #include "comm/communicator.hpp"
+#include "comm/process_grid.hpp"
 #include "emprism_version.hpp"
 #include "io/h5_output.hpp"
 #include "io/logging.hpp"
@@ -43,8 +44,11 @@ const char* precision_name(Precision p) {
   return "unknown";
 }
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
+// The date of rank 0 on every rank (attributes must be identical on all ranks).
+std::string utc_now(Communicator& comm) {
+  long long now = static_cast<long long>(std::time(nullptr));
+  MPI_Bcast(&now, 1, MPI_LONG_LONG, 0, comm.handle());
+  const std::time_t t = static_cast<std::time_t>(now);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
@@ -124,9 +128,13 @@ SolveOutcome run_solve(const Config& cfg, const SolveConfig& sc, const Geometry&
   return out;
 }
 
+struct HaloStats {
+  double wait_s = 0, exchange_s = 0;
+};
+
 template <typename Ro, typename Ri>
 bool run_all_solves(const Config& cfg, Context& ctx, const Geometry& geom, const HostGauge& gauge,
-                    const HostClover& clover, io::OutputFile& file) {
+                    const HostClover& clover, io::OutputFile& file, HaloStats& halo) {
   DiracParams dp;
   dp.kappa = cfg.dirac.kappa;
   dp.csw = cfg.dirac.csw;
@@ -143,9 +151,15 @@ bool run_all_solves(const Config& cfg, Context& ctx, const Geometry& geom, const
   bool all = true;
   for (const SolveConfig& sc : cfg.solves) {
     const SolveOutcome o = run_solve(cfg, sc, geom, outer, *inner);
-    file.write_solve(o.record, geom.global());
+    file.write_solve(o.record, io::BlockLayout{geom.global(), geom.local(), geom.origin()});
     file.flush();
     all = all && o.converged;
+  }
+  halo.wait_s = outer.halo().wait_seconds();
+  halo.exchange_s = outer.halo().exchange_seconds();
+  if constexpr (!std::is_same_v<Ro, Ri>) {
+    halo.wait_s += inner->halo().wait_seconds();
+    halo.exchange_s += inner->halo().exchange_seconds();
   }
   return all;
 }
@@ -158,37 +172,58 @@ void log_kernel_table(const MetricsRegistry& m) {
   }
 }
 
-int execute(const Config& cfg, Communicator& comm) {
+// Per-rank times into /metrics/ranks, and one log line on the load balance and the hidden halo time.
+io::RankTimes rank_times(Communicator& comm, const MetricsRegistry& metrics, const HaloStats& halo) {
+  double kernels = 0;
+  for (const auto& k : metrics.table()) kernels += k.total_s;
+  io::RankTimes t{comm.rank(), kernels - halo.wait_s, halo.wait_s, comm.reduction_seconds()};
+  double v[4] = {t.compute_s, t.compute_s, halo.wait_s, halo.exchange_s};
+  MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE, MPI_MAX, comm.handle());
+  MPI_Allreduce(MPI_IN_PLACE, v + 1, 3, MPI_DOUBLE, MPI_SUM, comm.handle());
+  const double mean = v[1] / comm.size();
+  if (comm.size() > 1 || v[3] > 0) {
+    spdlog::info(
+        "ranks: compute max {:.3f} s, mean {:.3f} s (load balance {:.1f}%); halo exchange {:.3f} s, of "
+        "which {:.1f}% hidden behind compute",
+        v[0], mean, v[0] > 0 ? 100.0 * mean / v[0] : 100.0, v[3] / comm.size(),
+        v[3] > 0 ? 100.0 * (1.0 - v[2] / v[3]) : 100.0);
+  }
+  return t;
+}
+
+int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
   const auto t_start = std::chrono::steady_clock::now();
-  const Geometry geom = Geometry::single_rank(cfg.lattice.extents);
+  const Extents& global = cfg.lattice.extents;
+  const Geometry geom(global, grid.local_extents(global), grid.origin(global), grid.partitioned);
   MetricsRegistry metrics;
-  Context ctx{metrics, comm};
+  Context ctx{metrics, comm, grid};
 
   if (cfg.metrics.peak) {
     const PeakBandwidth p = measure_peak_bandwidth();
     metrics.set_peak(p);
-    spdlog::info("empirical peak bandwidth: copy {:.1f}, triad {:.1f}, read {:.1f} GB/s; peak {:.1f} GB/s", p.copy_gbs,
-                 p.triad_gbs, p.read_gbs, p.peak_gbs);
+    spdlog::info("empirical peak bandwidth (rank 0): copy {:.1f}, triad {:.1f}, read {:.1f} GB/s; peak {:.1f} GB/s",
+                 p.copy_gbs, p.triad_gbs, p.read_gbs, p.peak_gbs);
   }
 
-  const HostGauge gauge = cfg.gauge.source == GaugeSource::Unit
-                              ? make_unit_gauge(geom)
-                              : make_random_gauge(geom, cfg.gauge.seed, cfg.gauge.width);
-  const double plaq = plaquette(gauge), ltrace = link_trace(gauge);
+  HostGauge gauge = cfg.gauge.source == GaugeSource::Unit ? make_unit_gauge(geom)
+                                                          : make_random_gauge(geom, cfg.gauge.seed, cfg.gauge.width);
+  gauge.fill_halo(&grid);
+  const double plaq = plaquette(gauge, &comm), ltrace = link_trace(gauge, &comm);
   spdlog::info("gauge field: {} (width {}, seed {}), plaquette {:.12f}, link trace {:.12f}",
                cfg.gauge.source == GaugeSource::Unit ? "unit" : "random", cfg.gauge.width, cfg.gauge.seed, plaq,
                ltrace);
   const HostClover clover = make_clover(gauge, cfg.dirac.kappa, cfg.dirac.csw);
 
-  io::OutputFile file(cfg.output.file, cfg.output.overwrite);
+  io::OutputFile file(cfg.output.file, cfg.output.overwrite, comm.handle(), cfg.output.io);
   io::RootInfo root;
   root.program_version = EMPRISM_VERSION;
   root.git_hash = EMPRISM_GIT_HASH;
-  root.date = utc_now();
+  root.date = utc_now(comm);
   root.backend = backend::name();
   root.device = "host CPU";
   root.ranks = comm.size();
-  root.extents = cfg.lattice.extents;
+  root.process_grid = grid.dims;
+  root.extents = global;
   root.precision = precision_name(cfg.solver.precision);
   file.write_root(root);
   file.write_input(cfg.input_text);
@@ -196,38 +231,41 @@ int execute(const Config& cfg, Communicator& comm) {
   gi.source = cfg.gauge.source == GaugeSource::Unit ? "unit" : "random";
   gi.plaquette = plaq;
   gi.link_trace = ltrace;
-  if (cfg.output.write_gauge) gi.links = gauge_to_natural(gauge);
-  file.write_gauge(gi, geom.global());
+  const io::BlockLayout block{global, geom.local(), geom.origin()};
+  std::vector<std::complex<double>> links;
+  if (cfg.output.write_gauge) links = gauge_to_natural(gauge);
+  file.write_gauge(gi, block, cfg.output.write_gauge ? &links : nullptr);
   file.flush();
 
   bool all_converged = false;
+  HaloStats halo;
   switch (cfg.solver.precision) {
     case Precision::Double:
-      all_converged = run_all_solves<double, double>(cfg, ctx, geom, gauge, clover, file);
+      all_converged = run_all_solves<double, double>(cfg, ctx, geom, gauge, clover, file, halo);
       break;
     case Precision::Single:
-      all_converged = run_all_solves<float, float>(cfg, ctx, geom, gauge, clover, file);
+      all_converged = run_all_solves<float, float>(cfg, ctx, geom, gauge, clover, file, halo);
       break;
     case Precision::Mixed:
-      all_converged = run_all_solves<double, float>(cfg, ctx, geom, gauge, clover, file);
+      all_converged = run_all_solves<double, float>(cfg, ctx, geom, gauge, clover, file, halo);
       break;
   }
 
-  double compute = 0;
-  for (const auto& k : metrics.table()) compute += k.total_s;
-  file.write_metrics(metrics.table(), metrics.peak(),
-                     {io::RankTimes{comm.rank(), compute, 0.0, comm.reduction_seconds()}});
+  const io::RankTimes mine = rank_times(comm, metrics, halo);
+  file.write_metrics(metrics.table(), metrics.peak(), mine);
   file.commit();
 
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-  spdlog::info("timing summary: {:.3f} s in total, {:.3f} s in kernels, {:.3f} s in reductions", total, compute,
-               comm.reduction_seconds());
+  spdlog::info(
+      "timing summary (rank 0): {:.3f} s in total, {:.3f} s computing, {:.3f} s waiting for halos, "
+      "{:.3f} s in reductions",
+      total, mine.compute_s, mine.halo_wait_s, mine.reduction_s);
   log_kernel_table(metrics);
   spdlog::info("wrote {}", cfg.output.file);
   return all_converged ? kExitOk : kExitNotConverged;
 }
 
-void log_setup(const Config& cfg, const Communicator& comm) {
+void log_setup(const Config& cfg, const Communicator& comm, const ProcessGrid& grid) {
   const Extents& e = cfg.lattice.extents;
   spdlog::info("emprism-mpi {} ({}), backend {}, {} rank(s), {} OpenMP thread(s)", EMPRISM_VERSION, EMPRISM_GIT_HASH,
                backend::name(), comm.size(), backend::max_threads());
@@ -235,6 +273,10 @@ void log_setup(const Config& cfg, const Communicator& comm) {
                cfg.input_path, extents_str(e), std::int64_t(e[0]) * e[1] * e[2] * e[3],
                precision_name(cfg.solver.precision), cfg.dirac.kappa, cfg.dirac.csw, cfg.dirac.theta_over_pi[0],
                cfg.dirac.theta_over_pi[1], cfg.dirac.theta_over_pi[2], cfg.dirac.theta_over_pi[3]);
+  spdlog::info("process grid {} (local lattice {}), halo exchange in x y z t: {} {} {} {}", extents_str(grid.dims),
+               extents_str(grid.local_extents(e)), grid.partitioned[0] ? "yes" : "no",
+               grid.partitioned[1] ? "yes" : "no", grid.partitioned[2] ? "yes" : "no",
+               grid.partitioned[3] ? "yes" : "no");
   spdlog::info("{} solve(s), tol {:.1e}, max_iter {}; output {}", cfg.solves.size(), cfg.solver.tol,
                cfg.solver.max_iter, cfg.output.file);
 }
@@ -269,31 +311,48 @@ int run_main(int argc, char** argv) {
     return kExitInput;
   }
 
+  // Input checks run on every rank (all read the same file); the ranks agree on the outcome, so a bad input
+  // ends every rank with exit code 2 and one error line, and never leaves some ranks waiting.
+  Config cfg;
+  ProcessGrid grid;
+  struct CartGuard {  // the Cartesian communicator is freed before MPI_Finalize
+    ProcessGrid& g;
+    ~CartGuard() {
+      if (g.cart != MPI_COMM_NULL) MPI_Comm_free(&g.cart);
+    }
+  } cart_guard{grid};
+  std::string error;
   try {
-    Config cfg = io::load_config(input);
+    cfg = io::load_config(input);
     if (!log_level.empty()) cfg.log.level = log_level;
-    io::setup_logging(cfg.log.level, comm.rank());
+    io::setup_logging(cfg.log.level, comm.rank(), cfg.log.per_rank ? cfg.output.file : std::string());
     io::check_output_path(cfg.output.file, cfg.output.overwrite);
-    if (comm.size() > 1)
-      throw RuntimeFailure("this build runs on one MPI rank; domain decomposition over " + std::to_string(comm.size()) +
-                           " ranks is not implemented yet");
-    log_setup(cfg, comm);
+    grid = make_process_grid(comm, cfg.lattice.extents, cfg.lattice.procs, cfg.comm.force_halo);
+  } catch (const InputError& e) {
+    error = e.what();
+    if (error.rfind(input, 0) != 0) error = input + ": " + error;
+  }
+  int failing_rank = error.empty() ? comm.size() : comm.rank();
+  MPI_Allreduce(MPI_IN_PLACE, &failing_rank, 1, MPI_INT, MPI_MIN, comm.handle());
+  if (failing_rank < comm.size()) {
+    if (comm.rank() == failing_rank) io::print_error(error);
+    return kExitInput;
+  }
+
+  try {
+    log_setup(cfg, comm, grid);
     if (dry_run) {
-      const Extents& e = cfg.lattice.extents;
-      const std::int64_t vol = std::int64_t(e[0]) * e[1] * e[2] * e[3];
-      spdlog::info("dry run: input is valid; process grid 1x1x1x1, local lattice {}, estimated memory {:.1f} MiB",
-                   extents_str(e), memory_estimate(cfg, vol) / (1024.0 * 1024.0));
+      const Extents local = grid.local_extents(cfg.lattice.extents);
+      const std::int64_t vol = std::int64_t(local[0]) * local[1] * local[2] * local[3];
+      spdlog::info("dry run: input is valid; process grid {}, local lattice {}, estimated memory {:.1f} MiB per rank",
+                   extents_str(grid.dims), extents_str(local), memory_estimate(cfg, vol) / (1024.0 * 1024.0));
       return kExitOk;
     }
-    return execute(cfg, comm);
-  } catch (const InputError& e) {
-    if (comm.rank() == 0) {
-      const std::string msg = e.what();
-      io::print_error(msg.rfind(input, 0) == 0 ? msg : input + ": " + msg);
-    }
-    return kExitInput;
+    return execute(cfg, comm, grid);
   } catch (const std::exception& e) {
-    io::print_error(e.what());
+    // A failure on one rank must not leave the others waiting in a collective: end the whole job.
+    io::print_error(comm.size() > 1 ? "rank " + std::to_string(comm.rank()) + ": " + e.what() : e.what());
+    if (comm.size() > 1) comm.abort(kExitFailure);
     return kExitFailure;
   }
 }

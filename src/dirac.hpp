@@ -49,6 +49,8 @@ class WilsonClover {
   // x.odd given; fills x.even.
   void reconstruct(SpinorField<R>& x, const SpinorField<R>& b);
 
+  const HaloExchanger& halo() const { return halo_; }
+
   // out = A_p in, or A_p^-1 in.
   void apply_clover(ParitySpinor<R>& out, const ParitySpinor<R>& in, int parity, bool inverse);
 

@@ -7,7 +7,10 @@
 
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "io/toml_config.hpp"
 #include "src/errors.hpp"
@@ -87,6 +90,8 @@ TEST(Config, QuickstartExampleParses) {
 TEST(Config, FullReferenceExampleSetsEverySectionKey) {
   const Config c = load_config(kExamples + "full_reference.toml");
   EXPECT_EQ(c.lattice.extents, (std::array<int, 4>{8, 8, 8, 16}));
+  EXPECT_FALSE(c.lattice.procs.has_value());  // documented but commented out, so the example runs on any rank count
+  EXPECT_EQ(c.comm.force_halo, (std::array<bool, 4>{false, false, false, true}));
   EXPECT_EQ(c.gauge.source, GaugeSource::Random);
   EXPECT_DOUBLE_EQ(c.gauge.width, 0.5);
   EXPECT_EQ(c.gauge.seed, 1234u);
@@ -99,8 +104,10 @@ TEST(Config, FullReferenceExampleSetsEverySectionKey) {
   EXPECT_EQ(c.output.file, "full_reference.h5");
   EXPECT_TRUE(c.output.overwrite);
   EXPECT_TRUE(c.output.write_gauge);
+  EXPECT_EQ(c.output.io, OutputIo::Gather);
   EXPECT_EQ(c.log.level, "debug");
   EXPECT_EQ(c.log.progress_every, 100);
+  EXPECT_TRUE(c.log.per_rank);
   EXPECT_FALSE(c.metrics.peak);
 }
 
@@ -132,6 +139,8 @@ TEST(Config, FullReferenceExampleSetsEverySolveKey) {
 
 TEST(Config, MinimalInputTakesDefaults) {
   const Config c = parse(Input{}.text());
+  EXPECT_FALSE(c.lattice.procs.has_value());
+  EXPECT_EQ(c.comm.force_halo, (std::array<bool, 4>{false, false, false, false}));
   EXPECT_EQ(c.gauge.source, GaugeSource::Unit);
   EXPECT_DOUBLE_EQ(c.gauge.width, 1.0);
   EXPECT_EQ(c.gauge.seed, 1u);
@@ -142,8 +151,10 @@ TEST(Config, MinimalInputTakesDefaults) {
   EXPECT_EQ(c.solver.max_iter, 10000);
   EXPECT_FALSE(c.output.overwrite);
   EXPECT_FALSE(c.output.write_gauge);
+  EXPECT_EQ(c.output.io, OutputIo::Auto);
   EXPECT_EQ(c.log.level, "info");
   EXPECT_EQ(c.log.progress_every, 50);
+  EXPECT_FALSE(c.log.per_rank);
   EXPECT_TRUE(c.metrics.peak);
 }
 
@@ -265,6 +276,118 @@ TEST(Config, ExtentElementOfWrongTypeRejected) {
   in.lattice = "extents = [4, 4, 4.0, 8]\n";
   EXPECT_THROW(parse(in.text()), InputError);
   EXPECT_EQ(error_of(in.text()), "lattice.extents[2]: expected an integer, got float");
+}
+
+TEST(Config, ProcsParsed) {
+  Input in;
+  in.lattice = "extents = [4, 4, 4, 8]\nprocs = [1, 2, 1, 4]\n";
+  const Config c = parse(in.text());
+  EXPECT_EQ(c.lattice.procs, (std::optional<std::array<int, 4>>{{1, 2, 1, 4}}));
+}
+
+// Divisibility and the rank count are comm/process_grid.cpp's checks (they need the number of ranks).
+TEST(Config, ProcsNotCheckedAgainstExtentsHere) {
+  Input in;
+  in.lattice = "extents = [4, 4, 4, 8]\nprocs = [3, 1, 1, 16]\n";
+  const Config c = parse(in.text());
+  EXPECT_EQ(c.lattice.procs, (std::optional<std::array<int, 4>>{{3, 1, 1, 16}}));
+}
+
+TEST(Config, ProcsOfWrongLengthRejected) {
+  Input in;
+  in.lattice = "extents = [4, 4, 4, 8]\nprocs = [1, 1, 2]\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "lattice.procs: expected an array of 4 integers, got 3 elements");
+}
+
+TEST(Config, ProcsThatIsNotAnArrayRejected) {
+  Input in;
+  in.lattice = "extents = [4, 4, 4, 8]\nprocs = 4\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "lattice.procs: expected an array of 4 integers, got integer");
+}
+
+TEST(Config, ProcsElementBelowOneRejected) {
+  Input in;
+  in.lattice = "extents = [4, 4, 4, 8]\nprocs = [1, 1, 0, 2]\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "lattice.procs[2]: must be > 0, got 0");
+}
+
+TEST(Config, NegativeProcsElementRejected) {
+  Input in;
+  in.lattice = "extents = [4, 4, 4, 8]\nprocs = [-2, 1, 1, 1]\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "lattice.procs[0]: must be > 0, got -2");
+}
+
+TEST(Config, ProcsElementOfWrongTypeRejected) {
+  Input in;
+  in.lattice = "extents = [4, 4, 4, 8]\nprocs = [1, 2.0, 1, 1]\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "lattice.procs[1]: expected an integer, got float");
+}
+
+TEST(Config, ExtentsCheckedBeforeProcs) {
+  Input in;
+  in.lattice = "procs = [0, 1, 1, 1]\nextents = [4, 4, 5, 8]\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "lattice.extents: Lz = 5 is odd; every extent must be even");
+}
+
+TEST(Config, UnknownLatticeKeySuggestsProcs) {
+  Input in;
+  in.lattice = "extents = [4, 4, 4, 8]\nproc = [1, 1, 1, 1]\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "lattice.proc: unknown key (did you mean 'procs'?)");
+}
+
+TEST(Config, CommForceHaloParsed) {
+  const Config c = parse(with_extra("[comm]\nforce_halo = [true, false, false, true]\n").text());
+  EXPECT_EQ(c.comm.force_halo, (std::array<bool, 4>{true, false, false, true}));
+}
+
+TEST(Config, EmptyCommTableTakesDefaults) {
+  const Config c = parse(with_extra("[comm]\n").text());
+  EXPECT_EQ(c.comm.force_halo, (std::array<bool, 4>{false, false, false, false}));
+}
+
+TEST(Config, CommForceHaloOfWrongLengthRejected) {
+  const std::string text = with_extra("[comm]\nforce_halo = [true, true]\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "comm.force_halo: expected an array of 4 booleans, got 2 elements");
+}
+
+TEST(Config, CommForceHaloThatIsNotAnArrayRejected) {
+  const std::string text = with_extra("[comm]\nforce_halo = true\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "comm.force_halo: expected an array of 4 booleans, got boolean");
+}
+
+TEST(Config, CommForceHaloElementMustBeBoolean) {
+  const std::string text = with_extra("[comm]\nforce_halo = [false, 1, false, false]\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "comm.force_halo[1]: expected a boolean, got integer");
+}
+
+TEST(Config, UnknownCommKeySuggestsClosestKey) {
+  const std::string text = with_extra("[comm]\nforce_halos = [false, false, false, true]\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "comm.force_halos: unknown key (did you mean 'force_halo'?)");
+}
+
+TEST(Config, CommThatIsNotATableRejected) {
+  const std::string text = "comm = true\n" + Input{}.text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "comm: expected a table, got boolean");
+}
+
+TEST(Config, CommCheckedAfterLatticeAndBeforeGauge) {
+  Input in;
+  in.extra = "[gauge]\nwidth = 2.0\n[comm]\nforce_halo = [1, 0, 0, 0]\n";
+  EXPECT_TRUE(starts_with(error_of(in.text()), "comm.force_halo[0]: "));
+  in.lattice = "extents = [4, 4, 4, 8]\nprocs = [1, 1, 1]\n";
+  EXPECT_TRUE(starts_with(error_of(in.text()), "lattice.procs: "));
 }
 
 TEST(Config, NonPositiveKappaRejected) {
@@ -403,6 +526,31 @@ TEST(Config, OverwriteMustBeBoolean) {
   EXPECT_EQ(error_of(in.text()), "output.overwrite: expected a boolean, got string");
 }
 
+TEST(Config, OutputIoParsed) {
+  const std::vector<std::pair<std::string, OutputIo>> cases = {
+      {"auto", OutputIo::Auto}, {"collective", OutputIo::Collective}, {"gather", OutputIo::Gather}};
+  for (const auto& [name, expected] : cases) {
+    Input in;
+    in.output = "file = \"out.h5\"\nio = \"" + name + "\"\n";
+    EXPECT_EQ(parse(in.text()).output.io, expected) << name;
+  }
+}
+
+TEST(Config, OutputIoChoiceChecked) {
+  Input in;
+  in.output = "file = \"out.h5\"\nio = \"colective\"\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()),
+            "output.io: must be one of 'auto', 'collective', 'gather', got 'colective' (did you mean 'collective'?)");
+}
+
+TEST(Config, OutputIoMustBeString) {
+  Input in;
+  in.output = "file = \"out.h5\"\nio = true\n";
+  EXPECT_THROW(parse(in.text()), InputError);
+  EXPECT_EQ(error_of(in.text()), "output.io: expected a string, got boolean");
+}
+
 TEST(Config, LogLevelChoiceChecked) {
   const std::string text = with_extra("[log]\nlevel = \"warning\"\n").text();
   EXPECT_THROW(parse(text), InputError);
@@ -415,6 +563,23 @@ TEST(Config, NonPositiveProgressEveryRejected) {
   const std::string text = with_extra("[log]\nprogress_every = -5\n").text();
   EXPECT_THROW(parse(text), InputError);
   EXPECT_EQ(error_of(text), "log.progress_every: must be > 0, got -5");
+}
+
+TEST(Config, LogPerRankParsed) {
+  EXPECT_TRUE(parse(with_extra("[log]\nper_rank = true\n").text()).log.per_rank);
+  EXPECT_FALSE(parse(with_extra("[log]\nper_rank = false\n").text()).log.per_rank);
+}
+
+TEST(Config, LogPerRankMustBeBoolean) {
+  const std::string text = with_extra("[log]\nper_rank = \"yes\"\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "log.per_rank: expected a boolean, got string");
+}
+
+TEST(Config, UnknownLogKeySuggestsPerRank) {
+  const std::string text = with_extra("[log]\nper-rank = true\n").text();
+  EXPECT_THROW(parse(text), InputError);
+  EXPECT_EQ(error_of(text), "log.per-rank: unknown key (did you mean 'per_rank'?)");
 }
 
 TEST(Config, MetricsPeakMustBeBoolean) {

@@ -1,7 +1,7 @@
 // test_h5_output.cpp: GoogleTest tests of io/h5_output (the HDF5 output file, DESIGN.md section 5).
-// Each test writes a file on a 4x2x2x6 lattice with distinct known values, reads it back with the HDF5 C
-// API and checks one property exactly: values, shapes, h5py type conventions, the temporary-name protocol.
-// Who may call: the test runner.
+// Each test writes a file on a 4x2x2x6 lattice (one rank, MPI_COMM_SELF: the rank's block is the lattice) with distinct
+// known values, reads it back with the HDF5 C API and checks one property exactly: values, shapes, h5py type
+// conventions, the temporary-name protocol. Who may call: the test runner.
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <stdlib.h>
@@ -116,14 +116,18 @@ PeakBandwidth make_peak() {
 
 std::vector<RankTimes> make_ranks() { return {RankTimes{0, 1.5, 0.25, 0.125}, RankTimes{1, 1.75, 0.375, 0.0625}}; }
 
-// Writes every part with the values above into `path` and commits.
-void write_full(const std::string& path, bool overwrite = false) {
-  OutputFile out(path, overwrite);
+const BlockLayout kWhole = BlockLayout::whole(kExtents);
+
+// Writes every part with the values above into `path` through `mode` and commits. One rank: its block is the
+// whole lattice.
+void write_full(const std::string& path, bool overwrite = false, OutputIo mode = OutputIo::Auto) {
+  OutputFile out(path, overwrite, MPI_COMM_SELF, mode);
   out.write_root(make_root());
   out.write_input(kToml);
-  out.write_gauge(make_gauge(), kExtents);
-  out.write_solve(make_solve("single_point", true, 0.0), kExtents);
-  out.write_solve(make_solve("double_wave", false, 100.0), kExtents);
+  const GaugeInfo gauge = make_gauge();
+  out.write_gauge(gauge, kWhole, &gauge.links);
+  out.write_solve(make_solve("single_point", true, 0.0), kWhole);
+  out.write_solve(make_solve("double_wave", false, 100.0), kWhole);
   out.write_metrics(make_kernels(), make_peak(), make_ranks());
   out.flush();
   out.commit();
@@ -393,6 +397,28 @@ TEST_F(H5Output, GaugeLinksHaveNaturalOrderShapeAndExactValues) {
   EXPECT_EQ(r.dims("/gauge/links"), field_dims({4, 3, 3}));
   r.expect_complex_type("/gauge/links", 8);
   EXPECT_EQ(r.complex_data("/gauge/links"), make_gauge().links);
+}
+
+TEST_F(H5Output, WholeLatticeGaugeOverloadWritesGaugeInfoLinks) {
+  {
+    OutputFile out(path_, false);
+    out.write_gauge(make_gauge(), kExtents);
+    out.commit();
+  }
+  Reader r(path_);
+  EXPECT_EQ(r.dims("/gauge/links"), field_dims({4, 3, 3}));
+  EXPECT_EQ(r.complex_data("/gauge/links"), make_gauge().links);
+}
+
+TEST_F(H5Output, NullLinksWriteNoDatasetWhateverGaugeInfoHolds) {
+  {
+    OutputFile out(path_, false);
+    out.write_gauge(make_gauge(), kWhole, nullptr);
+    out.commit();
+  }
+  Reader r(path_);
+  EXPECT_TRUE(r.exists("/gauge"));
+  EXPECT_FALSE(r.exists("/gauge/links"));
 }
 
 TEST_F(H5Output, GaugeWithoutLinksWritesNoDataset) {
@@ -736,6 +762,116 @@ TEST_F(H5Output, WriteAfterCommitIsRuntimeFailure) {
   OutputFile out(path_, false);
   out.commit();
   EXPECT_THROW(out.write_root(make_root()), RuntimeFailure);
+}
+
+// ---- the distributed interface on one rank ----
+
+TEST_F(H5Output, AutoOnOneRankIsGather) {
+  OutputFile out(path_, false);
+  EXPECT_EQ(out.mode(), OutputIo::Gather);
+  OutputFile gather(dir_ + "/other.h5", false, MPI_COMM_SELF, OutputIo::Gather);
+  EXPECT_EQ(gather.mode(), OutputIo::Gather);
+}
+
+TEST_F(H5Output, CollectiveNeedsParallelHdf5ElseWritesTheSameContent) {
+  if (!OutputFile::collective_available()) {
+    try {
+      OutputFile out(path_, false, MPI_COMM_SELF, OutputIo::Collective);
+      FAIL() << "no exception";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "output.io: \"collective\" needs HDF5 built with MPI (this build uses serial HDF5); use \"gather\" "
+                "or \"auto\"");
+    }
+    EXPECT_TRUE(leftovers().empty());
+    return;
+  }
+  const std::string gathered = dir_ + "/gathered.h5";
+  write_full(gathered, false, OutputIo::Gather);
+  write_full(path_, false, OutputIo::Collective);
+  Reader g(gathered), c(path_);
+  for (const char* field : {"/gauge/links", "/solves/single_point/solution", "/solves/single_point/source",
+                            "/solves/double_wave/solution", "/solves/double_wave/source"}) {
+    SCOPED_TRACE(field);
+    EXPECT_EQ(c.dims(field), g.dims(field));
+    c.expect_complex_type(field, std::string(field).find("single") != std::string::npos ? 4 : 8);
+    EXPECT_EQ(c.complex_data(field), g.complex_data(field));
+  }
+  EXPECT_EQ(c.double_data("/solves/double_wave/residual_history"), make_solve("d", false, 100.0).residual_history);
+  EXPECT_EQ(c.attr_string("/", "git_hash"), make_root().git_hash);
+  EXPECT_EQ(c.attr_bool("/solves/single_point", "converged"), 1);
+  EXPECT_EQ(c.dims("/metrics/kernels"), (std::vector<hsize_t>{3}));
+  EXPECT_EQ(c.dims("/metrics/ranks"), (std::vector<hsize_t>{2}));
+  // /input and /metrics/kernels hold variable-length strings: written by commit() after the MPI-IO file closed.
+  H d(H5Dopen2(c.id(), "/input", H5P_DEFAULT));
+  H mtype(Reader::vlen_string());
+  char* p = nullptr;
+  ASSERT_GE(H5Dread(d.id, mtype.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, &p), 0);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(std::string(p), std::string(kToml));
+  H5free_memory(p);
+  H str(Reader::vlen_string());
+  H kt(H5Tcreate(H5T_COMPOUND, sizeof(char*)));
+  H5Tinsert(kt.id, "name", 0, str.id);
+  H k(H5Dopen2(c.id(), "/metrics/kernels", H5P_DEFAULT));
+  std::vector<char*> names(3, nullptr);
+  ASSERT_GE(H5Dread(k.id, kt.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, names.data()), 0);
+  const std::vector<KernelMetric> e = make_kernels();
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_STREQ(names[i], e[i].name.c_str());
+    H5free_memory(names[i]);
+  }
+}
+
+TEST_F(H5Output, CollectiveDestructionWithoutCommitLeavesNothing) {
+  if (!OutputFile::collective_available()) GTEST_SKIP() << "serial HDF5";
+  {
+    OutputFile out(path_, false, MPI_COMM_SELF, OutputIo::Collective);
+    out.write_input(kToml);
+    out.write_solve(make_solve("s", true, 0.0), kWhole);
+  }
+  EXPECT_FALSE(fs::exists(path_));
+  EXPECT_TRUE(leftovers().empty());
+}
+
+TEST_F(H5Output, BlockOutsideTheLatticeIsRuntimeFailureNamingIt) {
+  OutputFile out(path_, false);
+  const BlockLayout shifted{kExtents, kExtents, {0, 0, 0, 1}};
+  try {
+    out.write_solve(make_solve("s", true, 0.0), shifted);
+    FAIL() << "no exception";
+  } catch (const RuntimeFailure& e) {
+    EXPECT_NE(std::string(e.what()).find("does not lie in the lattice"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("/solves/s"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path_), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(H5Output, BlockNotCoveringTheLatticeIsRuntimeFailure) {
+  OutputFile out(path_, false);
+  const GaugeInfo g = make_gauge();
+  const BlockLayout half{kExtents, {4, 2, 2, 3}, {0, 0, 0, 0}};
+  const std::vector<cplx> links(g.links.begin(), g.links.begin() + g.links.size() / 2);
+  try {
+    out.write_gauge(g, half, &links);
+    FAIL() << "no exception";
+  } catch (const RuntimeFailure& e) {
+    EXPECT_NE(std::string(e.what()).find("do not cover the lattice"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("/gauge/links"), std::string::npos) << e.what();
+  }
+  out.commit();  // the failure left the file usable: nothing was created
+  Reader r(path_);
+  EXPECT_FALSE(r.exists("/gauge"));
+}
+
+TEST_F(H5Output, OneRankTimesGivesOneRowPerRank) {
+  {
+    OutputFile out(path_, false);
+    out.write_metrics(make_kernels(), make_peak(), RankTimes{0, 2.5, 0.5, 0.25});
+    out.commit();
+  }
+  Reader r(path_);
+  EXPECT_EQ(r.dims("/metrics/ranks"), (std::vector<hsize_t>{1}));
 }
 
 }  // namespace
