@@ -4,10 +4,9 @@
 // Who may call: host code on the rank that owns the fields.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 
-#include "kernels/backend/cpu.hpp"
+#include "kernels/backend/backend.hpp"
 #include "src/metrics.hpp"
 
 namespace emprism {
@@ -22,24 +21,21 @@ struct LaunchCost {
 template <typename F>
 void run_kernel(std::int64_t n, const F& f) {
   backend::parallel_for(n, f);
-  backend::synchronize();
 }
 
 template <typename F>
 void launch(MetricsRegistry& metrics, const LaunchCost& cost, std::int64_t n, const F& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  backend::parallel_for(n, f);
-  backend::synchronize();
-  const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
-  metrics.record(cost.name, dt.count(), cost.flops, cost.bytes);
+  const double seconds = backend::timed_for(n, f);
+  metrics.record(cost.name, seconds, cost.flops, cost.bytes);
+  if (!metrics.has_resources(cost.name)) metrics.set_resources(cost.name, backend::resources<F>());
 }
 
 template <int N, typename F>
 Sums<N> launch_reduce(MetricsRegistry& metrics, const LaunchCost& cost, std::int64_t n, const F& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const Sums<N> s = backend::parallel_reduce<N>(n, f);
-  const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
-  metrics.record(cost.name, dt.count(), cost.flops, cost.bytes);
+  double seconds = 0;
+  const Sums<N> s = backend::timed_reduce<N>(n, f, seconds);
+  metrics.record(cost.name, seconds, cost.flops, cost.bytes);
+  if (!metrics.has_resources(cost.name)) metrics.set_resources(cost.name, backend::resources<F>());
   return s;
 }
 

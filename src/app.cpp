@@ -19,7 +19,7 @@
 #include "io/h5_output.hpp"
 #include "io/logging.hpp"
 #include "io/toml_config.hpp"
-#include "kernels/backend/cpu.hpp"
+#include "kernels/backend/runtime.hpp"
 #include "src/cg.hpp"
 #include "src/errors.hpp"
 #include "src/field_io.hpp"
@@ -220,7 +220,7 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
   root.git_hash = EMPRISM_GIT_HASH;
   root.date = utc_now(comm);
   root.backend = backend::name();
-  root.device = "host CPU";
+  root.device = backend::device_name();
   root.ranks = comm.size();
   root.process_grid = grid.dims;
   root.extents = global;
@@ -267,8 +267,8 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
 
 void log_setup(const Config& cfg, const Communicator& comm, const ProcessGrid& grid) {
   const Extents& e = cfg.lattice.extents;
-  spdlog::info("emprism-mpi {} ({}), backend {}, {} rank(s), {} OpenMP thread(s)", EMPRISM_VERSION, EMPRISM_GIT_HASH,
-               backend::name(), comm.size(), backend::max_threads());
+  spdlog::info("emprism-mpi {} ({}), backend {}, {} rank(s); rank 0 device: {}", EMPRISM_VERSION, EMPRISM_GIT_HASH,
+               backend::name(), comm.size(), backend::device_name());
   spdlog::info("input {}: lattice {} ({} sites), precision {}, kappa {}, csw {}, theta/pi ({}, {}, {}, {})",
                cfg.input_path, extents_str(e), std::int64_t(e[0]) * e[1] * e[2] * e[3],
                precision_name(cfg.solver.precision), cfg.dirac.kappa, cfg.dirac.csw, cfg.dirac.theta_over_pi[0],

@@ -211,7 +211,7 @@ void upload_clover(const std::vector<CloverSite<double>>& host, CloverField<R>& 
       for (int k = 0; k < 6; ++k) h[i].b[b].diag[k] = R(host[i].b[b].diag[k]);
       for (int k = 0; k < 15; ++k) h[i].b[b].lower[k] = {R(host[i].b[b].lower[k].re), R(host[i].b[b].lower[k].im)};
     }
-  dev.buffer().from_host(h);
+  dev.upload(h);
 }
 template void upload_clover<float>(const std::vector<CloverSite<double>>&, CloverField<float>&);
 template void upload_clover<double>(const std::vector<CloverSite<double>>&, CloverField<double>&);

@@ -46,7 +46,7 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const HostGaug
   for (int p = 0; p < 2; ++p) {
     const std::vector<int> sites = geom.boundary_sites(p);
     boundary_[p] = Buffer<int>(sites.size());
-    boundary_[p].from_host(sites);
+    boundary_[p].from_host(sites);  // (an empty list allocates nothing)
   }
 }
 

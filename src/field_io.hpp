@@ -14,7 +14,7 @@ namespace emprism {
 template <typename R>
 std::vector<std::complex<double>> spinor_to_natural(const Geometry& g, const SpinorField<R>& f) {
   std::vector<std::complex<double>> nat(static_cast<std::size_t>(g.local_volume()) * 12);
-  const std::vector<Spinor<R>> h[2] = {f.even.buffer().to_host(), f.odd.buffer().to_host()};
+  const std::vector<Spinor<R>> h[2] = {f.even.download(), f.odd.download()};
   for (std::int64_t lex = 0; lex < g.local_volume(); ++lex) {
     int x[4];
     g.local_coords(lex, x);
@@ -40,8 +40,8 @@ void spinor_from_natural(const Geometry& g, const std::vector<std::complex<doubl
         s.s[sp].c[c] = {R(v.real()), R(v.imag())};
       }
   }
-  f.even.buffer().from_host(h[0]);
-  f.odd.buffer().from_host(h[1]);
+  f.even.upload(h[0]);
+  f.odd.upload(h[1]);
 }
 
 }  // namespace emprism

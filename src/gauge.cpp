@@ -199,7 +199,7 @@ void upload_gauge(const HostGauge& host, GaugeField<R>& dev) {
         for (int b = 0; b < 3; ++b)
           h[site * 4 + mu].e[a][b] = {R(host.at(x, mu).e[a][b].re), R(host.at(x, mu).e[a][b].im)};
   }
-  dev.buffer().from_host(h);
+  dev.upload(h);
 }
 template void upload_gauge<float>(const HostGauge&, GaugeField<float>&);
 template void upload_gauge<double>(const HostGauge&, GaugeField<double>&);

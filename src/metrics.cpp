@@ -17,7 +17,10 @@ void MetricsRegistry::record(const std::string& name, double seconds, double flo
   e.bytes += bytes;
 }
 
-void MetricsRegistry::set_resources(const std::string& name, const KernelResources& res) { entries_[name].res = res; }
+void MetricsRegistry::set_resources(const std::string& name, const KernelResources& res) {
+  entries_[name].res = res;
+  entries_[name].res_set = true;
+}
 
 std::vector<KernelMetric> MetricsRegistry::table() const {
   const bool have_peak = peak_.measured && peak_.peak_gbs > 0;

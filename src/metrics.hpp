@@ -43,6 +43,11 @@ class MetricsRegistry {
  public:
   void record(const std::string& name, double seconds, double flops, double bytes);
   void set_resources(const std::string& name, const KernelResources& res);
+  // True once set_resources was called for the name (launchers query the runtime only once per kernel).
+  bool has_resources(const std::string& name) const {
+    const auto it = entries_.find(name);
+    return it != entries_.end() && it->second.res_set;
+  }
   void set_peak(const PeakBandwidth& peak) { peak_ = peak; }
   const PeakBandwidth& peak() const { return peak_; }
   // Rows sorted by total time, descending, with gbs and percent_of_peak filled in.
@@ -54,6 +59,7 @@ class MetricsRegistry {
     std::int64_t calls = 0;
     double total_s = 0, min_s = 0, flops = 0, bytes = 0;
     KernelResources res;
+    bool res_set = false;
   };
   std::map<std::string, Entry> entries_;
   PeakBandwidth peak_;

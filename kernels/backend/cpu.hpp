@@ -5,14 +5,14 @@
 
 #include <omp.h>
 
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
 #include "kernels/blas.hpp"
+#include "src/metrics.hpp"
 
 namespace emprism::backend {
-
-inline const char* name() { return "CPU"; }
 
 inline int max_threads() { return omp_get_max_threads(); }
 
@@ -43,6 +43,26 @@ Sums<N> parallel_reduce(std::int64_t n, const F& f) {
   return total;
 }
 
-inline void synchronize() {}
+// Runs f over n sites and returns the elapsed seconds.
+template <typename F>
+double timed_for(std::int64_t n, const F& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  parallel_for(n, f);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <int N, typename F>
+Sums<N> timed_reduce(std::int64_t n, const F& f, double& seconds) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Sums<N> s = parallel_reduce<N>(n, f);
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return s;
+}
+
+// Kernel resources (registers, spills, occupancy) exist only on GPUs.
+template <typename F>
+KernelResources resources() {
+  return KernelResources{};
+}
 
 }  // namespace emprism::backend
