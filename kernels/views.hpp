@@ -43,7 +43,7 @@ struct BlockedArray {
       T t;
       B b[kBlocks];
     } u;
-#pragma unroll
+    EMPRISM_UNROLL
     for (int k = 0; k < kBlocks; ++k) u.b[k] = data[k * stride + i];
     return u.t;
   }
@@ -53,7 +53,7 @@ struct BlockedArray {
       B b[kBlocks];
     } u;
     u.t = t;
-#pragma unroll
+    EMPRISM_UNROLL
     for (int k = 0; k < kBlocks; ++k) data[k * stride + i] = u.b[k];
   }
 };

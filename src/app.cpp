@@ -327,6 +327,10 @@ int run_main(int argc, char** argv) {
     if (!log_level.empty()) cfg.log.level = log_level;
     io::setup_logging(cfg.log.level, comm.rank(), cfg.log.per_rank ? cfg.output.file : std::string());
     io::check_output_path(cfg.output.file, cfg.output.overwrite);
+    if (cfg.output.io == OutputIo::Collective && !io::OutputFile::collective_available())
+      throw InputError(
+          "output.io: \"collective\" needs HDF5 built with MPI (this build uses serial HDF5); use \"gather\" or "
+          "\"auto\"");
     grid = make_process_grid(comm, cfg.lattice.extents, cfg.lattice.procs, cfg.comm.force_halo);
   } catch (const InputError& e) {
     error = e.what();

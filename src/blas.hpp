@@ -1,98 +1,41 @@
 // blas.hpp: BLAS-1 on parity spinor fields through the launchers (each call is timed and counted).
 // Reductions are local sums in double followed by one Communicator::sum (one MPI_Allreduce) per call;
 // fused operations (cg_update) reduce once. Collective: every rank must call the reductions.
+// Instantiated for float and double (and the mixed conversions) in blas.cpp, the only file that launches them.
 // Who may call: solvers and operators.
 #pragma once
 
 #include <complex>
 
-#include "kernels/blas.hpp"
-#include "kernels/launch.hpp"
 #include "src/context.hpp"
 #include "src/fields.hpp"
 
 namespace emprism::blas {
 
 template <typename R>
-inline double bytes_per_site() {
-  return 24.0 * sizeof(R);
-}
-
-template <typename R>
-void zero(Context& ctx, ParitySpinor<R>& y) {
-  launch(ctx.metrics, {"blas_zero", 0.0, y.sites() * bytes_per_site<R>()}, y.sites(), ZeroFunctor<R>{y.view()});
-}
-
+void zero(Context& ctx, ParitySpinor<R>& y);
+// y = x, converting precision
 template <typename Rout, typename Rin>
-void convert(Context& ctx, ParitySpinor<Rout>& y, const ParitySpinor<Rin>& x) {
-  launch(ctx.metrics, {"blas_copy", 0.0, x.sites() * (bytes_per_site<Rout>() + bytes_per_site<Rin>())}, x.sites(),
-         ConvertFunctor<Rout, Rin>{y.view(), x.view()});
-}
-
+void convert(Context& ctx, ParitySpinor<Rout>& y, const ParitySpinor<Rin>& x);
 // y = a x + b y
 template <typename R>
-void axpby(Context& ctx, double a, const ParitySpinor<R>& x, double b, ParitySpinor<R>& y) {
-  launch(ctx.metrics, {"blas_axpby", 72.0 * x.sites(), 3 * x.sites() * bytes_per_site<R>()}, x.sites(),
-         AxpbyFunctor<R>{x.view(), y.view(), R(a), R(b)});
-}
-
+void axpby(Context& ctx, double a, const ParitySpinor<R>& x, double b, ParitySpinor<R>& y);
 // y += a x (x may be of another precision)
 template <typename R, typename Rx>
-void axpy(Context& ctx, double a, const ParitySpinor<Rx>& x, ParitySpinor<R>& y) {
-  launch(ctx.metrics, {"blas_axpy", 48.0 * x.sites(), x.sites() * (2 * bytes_per_site<R>() + bytes_per_site<Rx>())},
-         x.sites(), AxpyFunctor<R, Rx>{x.view(), y.view(), R(a)});
-}
-
+void axpy(Context& ctx, double a, const ParitySpinor<Rx>& x, ParitySpinor<R>& y);
 template <typename R>
-double norm2(Context& ctx, const ParitySpinor<R>& x) {
-  Sums<1> s = launch_reduce<1>(ctx.metrics, {"blas_norm2", 48.0 * x.sites(), x.sites() * bytes_per_site<R>()},
-                               x.sites(), Norm2Functor<R>{x.view()});
-  ctx.comm.sum(s.v, 1);
-  return s.v[0];
-}
-
+double norm2(Context& ctx, const ParitySpinor<R>& x);
 template <typename R>
-std::complex<double> dot(Context& ctx, const ParitySpinor<R>& x, const ParitySpinor<R>& y) {
-  Sums<2> s = launch_reduce<2>(ctx.metrics, {"blas_dot", 96.0 * x.sites(), 2 * x.sites() * bytes_per_site<R>()},
-                               x.sites(), DotFunctor<R>{x.view(), y.view()});
-  ctx.comm.sum(s.v, 2);
-  return {s.v[0], s.v[1]};
-}
-
+std::complex<double> dot(Context& ctx, const ParitySpinor<R>& x, const ParitySpinor<R>& y);
 // Sum of the two local parity norms, one reduction.
 template <typename R>
-double norm2(Context& ctx, const SpinorField<R>& x) {
-  const LaunchCost c{"blas_norm2", 48.0 * x.even.sites(), x.even.sites() * bytes_per_site<R>()};
-  Sums<1> s = launch_reduce<1>(ctx.metrics, c, x.even.sites(), Norm2Functor<R>{x.even.view()});
-  const Sums<1> t = launch_reduce<1>(ctx.metrics, c, x.odd.sites(), Norm2Functor<R>{x.odd.view()});
-  s.v[0] += t.v[0];
-  ctx.comm.sum(s.v, 1);
-  return s.v[0];
-}
-
+double norm2(Context& ctx, const SpinorField<R>& x);
 // r = b - r for both parities; returns |r|^2 (one reduction).
 template <typename R>
-double residual(Context& ctx, const SpinorField<R>& b, SpinorField<R>& r) {
-  double s[1] = {0};
-  for (int p = 0; p < 2; ++p) {
-    const int n = r.parity(p).sites();
-    s[0] += launch_reduce<1>(ctx.metrics, {"blas_residual", 72.0 * n, 3 * n * bytes_per_site<R>()}, n,
-                             ResidualFunctor<R>{b.parity(p).view(), r.parity(p).view()})
-                .v[0];
-  }
-  ctx.comm.sum(s, 1);
-  return s[0];
-}
-
+double residual(Context& ctx, const SpinorField<R>& b, SpinorField<R>& r);
 // x += alpha p, r -= alpha w; returns |r|^2 (one reduction).
 template <typename R>
 double cg_update(Context& ctx, double alpha, const ParitySpinor<R>& p, const ParitySpinor<R>& w, ParitySpinor<R>& x,
-                 ParitySpinor<R>& r) {
-  const int n = x.sites();
-  Sums<1> s = launch_reduce<1>(ctx.metrics, {"blas_cg_update", 144.0 * n, 6 * n * bytes_per_site<R>()}, n,
-                               CgUpdateFunctor<R>{x.view(), p.view(), r.view(), w.view(), R(alpha)});
-  ctx.comm.sum(s.v, 1);
-  return s.v[0];
-}
+                 ParitySpinor<R>& r);
 
 }  // namespace emprism::blas

@@ -1,10 +1,13 @@
 // defs.hpp: the one place that knows which compiler sees the code. EMPRISM_HD marks functions that run
-// on host and device (empty on the CPU backend, __host__ __device__ under hipcc/nvcc).
+// on host and device (empty on the CPU backend, __host__ __device__ under hipcc/nvcc); EMPRISM_UNROLL asks
+// the compiler at hand to unroll the next loop.
 // Who may include: every kernels/ header. No kernel body tests these macros.
 #pragma once
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define EMPRISM_HD __host__ __device__
+#define EMPRISM_UNROLL _Pragma("unroll")
 #else
 #define EMPRISM_HD
+#define EMPRISM_UNROLL _Pragma("GCC unroll 64")
 #endif

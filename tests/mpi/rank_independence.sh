@@ -137,11 +137,18 @@ for precision in single double; do
       write_input "$work/$name.toml" "$precision" "$tol" "$name.h5" "$procs" "$io"
       run "$n" "$name"
       if [[ $io == collective && $collective == unknown ]]; then
-        if [[ $rc -eq 2 ]] && [[ $(grep -c ERROR "$work/$name.err") -eq 1 ]] &&
-          grep ERROR "$work/$name.err" | grep -q 'output\.io' &&
+        # The first collective run tells whether the build supports it. A refusal must be a bad-input error:
+        # exit 2, one ERROR line naming output.io, no output file.
+        errors=$(grep -c ERROR "$work/$name.err" || true)
+        if [[ $rc -ne 0 ]] && grep ERROR "$work/$name.err" | grep -q 'output\.io' &&
           grep ERROR "$work/$name.err" | grep -qiE 'not supported|serial HDF5|built with(out)? MPI'; then
-          echo "SKIP: output.io = \"collective\" is not supported by this build: $(grep ERROR "$work/$name.err")"
           collective=no
+          if [[ $rc -ne 2 || $errors -ne 1 ]]; then
+            fail "$name: output.io = \"collective\" refused with exit code $rc and $errors ERROR line(s);" \
+              "expected exit code 2 (bad input) and one ERROR line: $(grep -m 1 ERROR "$work/$name.err")"
+          else
+            echo "SKIP: output.io = \"collective\" is not supported by this build: $(grep ERROR "$work/$name.err")"
+          fi
           if [[ -e $work/$name.h5 ]]; then fail "$name: the refused run created $name.h5"; fi
           continue
         fi

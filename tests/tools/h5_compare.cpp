@@ -24,7 +24,8 @@
 //   - with --iter-slack N > 0, /solves/<name>/residual_history may differ in length by at most N; the common
 //     leading part is then compared;
 //   - --ignore-data PATH (repeatable): the dataset at PATH must exist in both with the same shape and type, but
-//     its values are not compared (e.g. /input, whose TOML text names the process grid or the output mode).
+//     its values are not compared (e.g. /input, whose TOML text names the process grid or the output mode);
+//     a PATH in neither file is a problem (a misspelt path would otherwise hide nothing and pass silently).
 // Defaults: --rtol 1e-6, --iter-slack 0.
 // Who may call: anyone (tests, people); needs the HDF5 C library only (no MPI calls, no MPI initialisation).
 #ifndef OMPI_SKIP_MPICXX
@@ -295,12 +296,14 @@ bool same_type(hid_t ta, hid_t tb, const std::string& path, const std::string& w
 
 // The values of one dataset or attribute, split by how they are compared.
 struct Values {
-  std::vector<double> floats;         // float elements, and float members of compounds, in order
-  std::vector<std::string> exact;     // everything else, one string (raw bytes or text) per element and member
-  std::vector<std::string> members;   // which member each exact entry belongs to (for messages)
+  std::vector<double> floats;        // float elements, and float members of compounds, in order
+  std::vector<std::string> exact;    // everything else, one string (raw bytes or text) per element and member
+  std::vector<std::string> members;  // which member each exact entry belongs to (for messages)
 };
 
-std::string raw_bytes(const unsigned char* p, std::size_t n) { return std::string(reinterpret_cast<const char*>(p), n); }
+std::string raw_bytes(const unsigned char* p, std::size_t n) {
+  return std::string(reinterpret_cast<const char*>(p), n);
+}
 
 // Reads member `name` (type `mtype`, of class `c`) of every element of compound `item`, or the whole item when
 // name is empty, and appends its values to v.
@@ -447,8 +450,8 @@ void compare_items(const Item& a, const Item& b, const std::string& path, Rule r
     const double x = va.floats[0], y = vb.floats[0];
     const double limit = std::max(100 * opt.rtol * std::fabs(y), opt.rtol);
     if (!(std::fabs(x - y) <= limit)) {
-      report.problem(path, a.what + " is " + fmt(x) + " in A but " + fmt(y) + " in B (|A-B| = " + fmt(std::fabs(x - y)) +
-                               " > " + fmt(limit) + ")");
+      report.problem(path, a.what + " is " + fmt(x) + " in A but " + fmt(y) +
+                               " in B (|A-B| = " + fmt(std::fabs(x - y)) + " > " + fmt(limit) + ")");
     }
     return;
   }
@@ -503,8 +506,7 @@ herr_t attr_name_cb(hid_t, const char* name, const H5A_info_t*, void* data) {
 std::set<std::string> attribute_names(hid_t obj, const std::string& path) {
   std::set<std::string> names;
   hsize_t idx = 0;
-  check(H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, attr_name_cb, &names),
-        "list the attributes of " + path);
+  check(H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, attr_name_cb, &names), "list the attributes of " + path);
   return names;
 }
 
