@@ -24,6 +24,15 @@ void Communicator::sum(double* values, int n) {
   reduction_s_ += MPI_Wtime() - t0;
 }
 
+int Communicator::local_rank() const {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+  int r = 0;
+  MPI_Comm_rank(node, &r);
+  MPI_Comm_free(&node);
+  return r;
+}
+
 void Communicator::barrier() { MPI_Barrier(comm_); }
 
 void Communicator::abort(int code) {

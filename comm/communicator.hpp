@@ -15,6 +15,8 @@ class Communicator {
  public:
   explicit Communicator(MPI_Comm comm = MPI_COMM_WORLD);
   int rank() const { return rank_; }
+  // Rank among the ranks of this node (MPI_COMM_TYPE_SHARED), for choosing this rank's GPU (collective).
+  int local_rank() const;
   int size() const { return size_; }
   MPI_Comm handle() const { return comm_; }
   // In-place global sum of n doubles over all ranks (collective, deterministic: partials are added in rank

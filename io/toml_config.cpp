@@ -324,7 +324,17 @@ void read_lattice(const Section& s, LatticeConfig& out) {
 }
 
 void read_comm(const Section& s, CommConfig& out) {
-  s.reject_unknown({"force_halo"});
+  s.reject_unknown({"force_halo", "gpu_aware"});
+  if (const auto* n = s.get("gpu_aware")) {
+    const std::string path = s.key_path("gpu_aware");
+    if (n->is_boolean())
+      out.gpu_aware = n->as_boolean()->get() ? CommConfig::GpuAware::On : CommConfig::GpuAware::Off;
+    else if (n->is_string() && n->as_string()->get() == "auto")
+      out.gpu_aware = CommConfig::GpuAware::Auto;
+    else
+      fail(path, "expected true, false or \"auto\", got " +
+                     (n->is_string() ? "'" + n->as_string()->get() + "'" : type_name(*n)));
+  }
   if (const auto* n = s.get("force_halo")) {
     const std::string path = s.key_path("force_halo");
     const toml::array& array = read_array(*n, path, 4, "4 booleans");

@@ -35,7 +35,7 @@ Sums<N> launch_reduce(MetricsRegistry& metrics, const LaunchCost& cost, std::int
   double seconds = 0;
   const Sums<N> s = backend::timed_reduce<N>(n, f, seconds);
   metrics.record(cost.name, seconds, cost.flops, cost.bytes);
-  if (!metrics.has_resources(cost.name)) metrics.set_resources(cost.name, backend::resources<F>());
+  if (!metrics.has_resources(cost.name)) metrics.set_resources(cost.name, backend::reduce_resources<N, F>());
   return s;
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "comm/communicator.hpp"
+#include "comm/gpu_aware.hpp"
 #include "comm/process_grid.hpp"
 #include "emprism_version.hpp"
 #include "io/h5_output.hpp"
@@ -139,6 +140,8 @@ bool run_all_solves(const Config& cfg, Context& ctx, const Geometry& geom, const
   dp.kappa = cfg.dirac.kappa;
   dp.csw = cfg.dirac.csw;
   for (int mu = 0; mu < 4; ++mu) dp.theta[mu] = cfg.dirac.theta_over_pi[mu] * kPi;
+  dp.gpu_aware_mpi = cfg.comm.gpu_aware == CommConfig::GpuAware::On ||
+                     (cfg.comm.gpu_aware == CommConfig::GpuAware::Auto && mpi_is_gpu_aware());
   WilsonClover<Ro> outer(ctx, geom, gauge, clover, dp);
   std::unique_ptr<WilsonClover<Ri>> inner_owned;
   WilsonClover<Ri>* inner = nullptr;
@@ -344,6 +347,7 @@ int run_main(int argc, char** argv) {
   }
 
   try {
+    backend::select_device(comm.local_rank());
     log_setup(cfg, comm, grid);
     if (dry_run) {
       const Extents local = grid.local_extents(cfg.lattice.extents);

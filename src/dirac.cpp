@@ -35,6 +35,7 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const HostGaug
     upload_clover(clover.a_inv[p], a_inv_[p]);
   }
   for (int mu = 0; mu < 4; ++mu) phase_[mu] = {R(std::cos(params.theta[mu])), R(std::sin(params.theta[mu]))};
+  staged_ = !backend::device_is_host() && !params.gpu_aware_mpi;
   for (int mu = 0; mu < 4; ++mu) {
     if (!geom.partitioned(mu)) continue;
     const auto n = static_cast<std::size_t>(geom.arg().face_volume(mu));
@@ -42,6 +43,10 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const HostGaug
     send_fwd_[mu] = Buffer<HalfSpinor<R>>(n);
     recv_fwd_[mu] = Buffer<HalfSpinor<R>>(n);
     recv_bwd_[mu] = Buffer<HalfSpinor<R>>(n);
+    if (staged_) {
+      for (Pinned* h : {&host_send_bwd_[mu], &host_send_fwd_[mu], &host_recv_fwd_[mu], &host_recv_bwd_[mu]})
+        h->p = backend::host_alloc_pinned(send_bwd_[mu].bytes());
+    }
   }
   for (int p = 0; p < 2; ++p) {
     const std::vector<int> sites = geom.boundary_sites(p);
@@ -87,13 +92,33 @@ void WilsonClover<R>::pack_and_start(const SpinorView<R>& in, int in_parity, boo
         run_kernel(n, HaloPack<R, true, 3>{a});
         break;
     }
-    sb[mu] = send_bwd_[mu].data();
-    sf[mu] = send_fwd_[mu].data();
-    rf[mu] = recv_fwd_[mu].data();
-    rb[mu] = recv_bwd_[mu].data();
     bytes[mu] = send_bwd_[mu].bytes();
+    if (staged_) {
+      send_bwd_[mu].copy_to_host(host_send_bwd_[mu].p);
+      send_fwd_[mu].copy_to_host(host_send_fwd_[mu].p);
+      sb[mu] = host_send_bwd_[mu].p;
+      sf[mu] = host_send_fwd_[mu].p;
+      rf[mu] = host_recv_fwd_[mu].p;
+      rb[mu] = host_recv_bwd_[mu].p;
+    } else {
+      sb[mu] = send_bwd_[mu].data();
+      sf[mu] = send_fwd_[mu].data();
+      rf[mu] = recv_fwd_[mu].data();
+      rb[mu] = recv_bwd_[mu].data();
+    }
   }
   halo_.start(sb, sf, rf, rb, bytes);
+}
+
+template <typename R>
+void WilsonClover<R>::finish_exchange() {
+  halo_.wait();
+  if (!staged_) return;
+  for (int mu = 0; mu < 4; ++mu) {
+    if (!geom_.partitioned(mu)) continue;
+    recv_fwd_[mu].copy_from_host(host_recv_fwd_[mu].p);
+    recv_bwd_[mu].copy_from_host(host_recv_bwd_[mu].p);
+  }
 }
 
 template <typename R>
@@ -124,9 +149,10 @@ void WilsonClover<R>::dslash(const char* name, double flops_per_site, double byt
   const int out_parity = epi.a.hop.out_parity;
   pack_and_start(epi.a.hop.in, 1 - out_parity, Epi::kDag);
   run_kernel(geom_.half_volume(), DslashInterior<Epi>{epi});
-  halo_.wait();
+  finish_exchange();
   run_kernel(static_cast<std::int64_t>(boundary_[out_parity].size()),
              DslashExterior<Epi>{epi, boundary_[out_parity].data()});
+  backend::synchronize();
   const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
   ctx_.metrics.record(name, dt.count(), cost.flops, cost.bytes);
 }

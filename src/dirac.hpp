@@ -28,6 +28,9 @@ struct DiracParams {
   double kappa = 0.1;
   double csw = 0.0;
   std::array<double, 4> theta{0, 0, 0, 3.14159265358979323846};  // radians
+  // GPU backends: hand device buffers to MPI directly (GPU-aware MPI) instead of staging them through pinned
+  // host memory.
+  bool gpu_aware_mpi = false;
 };
 
 template <typename R>
@@ -70,6 +73,14 @@ class WilsonClover {
   std::array<Complex<R>, 4> phase_;
   HaloExchanger halo_;
   Buffer<HalfSpinor<R>> send_bwd_[4], send_fwd_[4], recv_fwd_[4], recv_bwd_[4];
+  // Host staging of the faces when device memory is not host memory and MPI is not GPU-aware.
+  struct Pinned {
+    void* p = nullptr;
+    ~Pinned() { backend::host_free_pinned(p); }
+  };
+  bool staged_ = false;
+  Pinned host_send_bwd_[4], host_send_fwd_[4], host_recv_fwd_[4], host_recv_bwd_[4];
+  void finish_exchange();
   Buffer<int> boundary_[2];
 };
 

@@ -706,5 +706,18 @@ TEST(Config, LoadConfigReportsMissingFile) {
   EXPECT_EQ(message, path + ": cannot read input file: No such file or directory");
 }
 
+TEST(Config, CommGpuAwareAcceptsBooleansAndAuto) {
+  EXPECT_EQ(parse(with_extra("[comm]\ngpu_aware = true\n").text()).comm.gpu_aware, CommConfig::GpuAware::On);
+  EXPECT_EQ(parse(with_extra("[comm]\ngpu_aware = false\n").text()).comm.gpu_aware, CommConfig::GpuAware::Off);
+  EXPECT_EQ(parse(with_extra("[comm]\ngpu_aware = \"auto\"\n").text()).comm.gpu_aware, CommConfig::GpuAware::Auto);
+  EXPECT_EQ(parse(with_extra("").text()).comm.gpu_aware, CommConfig::GpuAware::Auto);
+}
+
+TEST(Config, CommGpuAwareRejectsOtherValues) {
+  EXPECT_TRUE(starts_with(error_of(with_extra("[comm]\ngpu_aware = \"yes\"\n").text()),
+                          "comm.gpu_aware: expected true, false or \"auto\", got 'yes'"));
+  EXPECT_TRUE(starts_with(error_of(with_extra("[comm]\ngpu_aware = 1\n").text()),
+                          "comm.gpu_aware: expected true, false or \"auto\", got integer"));
+}
 }  // namespace
 }  // namespace emprism::io

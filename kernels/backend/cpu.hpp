@@ -64,5 +64,9 @@ template <typename F>
 KernelResources resources() {
   return KernelResources{};
 }
+template <int N, typename F>
+KernelResources reduce_resources() {
+  return KernelResources{};
+}
 
 }  // namespace emprism::backend

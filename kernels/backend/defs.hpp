@@ -6,8 +6,11 @@
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define EMPRISM_HD __host__ __device__
-#define EMPRISM_UNROLL _Pragma("unroll")
 #else
 #define EMPRISM_HD
+#endif
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__clang__)
+#define EMPRISM_UNROLL _Pragma("unroll")
+#else
 #define EMPRISM_UNROLL _Pragma("GCC unroll 64")
 #endif

@@ -1,0 +1,126 @@
+// gpu.hpp: the GPU launch backend (HIP and CUDA from one source): one generic __global__ runs any functor
+// over n sites, one thread per site; reductions run per-block tree sums in shared memory (double) and a
+// second one-block kernel that adds the block partials in a fixed order (deterministic), so only the final
+// Sums<N> crosses to the host. Launches are timed with device events; resources<F>() asks the runtime for
+// registers, local (spill) memory, static shared memory and the theoretical occupancy of the kernel of F.
+// Who may include: kernels/backend/backend.hpp only.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/backend/gpu_api.hpp"
+#include "kernels/blas.hpp"
+#include "src/metrics.hpp"
+
+#ifndef EMPRISM_GPU_BLOCK
+#define EMPRISM_GPU_BLOCK 256
+#endif
+
+namespace emprism::backend {
+
+constexpr int kBlock = EMPRISM_GPU_BLOCK;
+constexpr int kMaxReduceBlocks = 1024;
+
+template <typename F>
+__global__ void __launch_bounds__(kBlock) for_kernel(F f, int n) {
+  const int i = static_cast<int>(blockIdx.x) * kBlock + static_cast<int>(threadIdx.x);
+  if (i < n) f(i);
+}
+
+// Tree sum of one Sums<N> per thread in shared memory; thread 0 gets the block's total.
+template <int N>
+__device__ inline Sums<N> block_sum(Sums<N> s) {
+  __shared__ double sh[N][kBlock];
+  for (int k = 0; k < N; ++k) sh[k][threadIdx.x] = s.v[k];
+  __syncthreads();
+  for (int w = kBlock / 2; w > 0; w /= 2) {
+    if (static_cast<int>(threadIdx.x) < w)
+      for (int k = 0; k < N; ++k) sh[k][threadIdx.x] += sh[k][threadIdx.x + w];
+    __syncthreads();
+  }
+  Sums<N> out;
+  for (int k = 0; k < N; ++k) out.v[k] = sh[k][0];
+  return out;
+}
+
+template <int N, typename F>
+__global__ void __launch_bounds__(kBlock) reduce_kernel(F f, int n, Sums<N>* partial) {
+  Sums<N> s;
+  for (int k = 0; k < N; ++k) s.v[k] = 0;
+  for (int i = static_cast<int>(blockIdx.x) * kBlock + static_cast<int>(threadIdx.x); i < n;
+       i += static_cast<int>(gridDim.x) * kBlock) {
+    const Sums<N> v = f(i);
+    for (int k = 0; k < N; ++k) s.v[k] += v.v[k];
+  }
+  const Sums<N> b = block_sum<N>(s);
+  if (threadIdx.x == 0) partial[blockIdx.x] = b;
+}
+
+template <int N>
+__global__ void __launch_bounds__(kBlock) finish_kernel(const Sums<N>* partial, int nblocks, Sums<N>* out) {
+  Sums<N> s;
+  for (int k = 0; k < N; ++k) s.v[k] = 0;
+  for (int b = static_cast<int>(threadIdx.x); b < nblocks; b += kBlock)
+    for (int k = 0; k < N; ++k) s.v[k] += partial[b].v[k];
+  const Sums<N> t = block_sum<N>(s);
+  if (threadIdx.x == 0) *out = t;
+}
+
+// Device scratch for reductions (kMaxReduceBlocks + 1 Sums<4>), allocated once per process.
+void* reduction_scratch();
+void timer_start();
+double timer_stop();  // seconds since timer_start(), after the device finished
+void check_launch(const char* what);
+KernelResources query_resources(const void* kernel, int block);
+
+template <typename F>
+void parallel_for(std::int64_t n, const F& f) {
+  if (n <= 0) return;
+  const int blocks = static_cast<int>((n + kBlock - 1) / kBlock);
+  for_kernel<F><<<blocks, kBlock>>>(f, static_cast<int>(n));
+  check_launch("kernel launch");
+}
+
+template <int N, typename F>
+Sums<N> parallel_reduce(std::int64_t n, const F& f) {
+  static_assert(N <= 4, "reduction scratch holds Sums<4>");
+  Sums<N> host;
+  for (int k = 0; k < N; ++k) host.v[k] = 0;
+  if (n <= 0) return host;
+  auto* partial = static_cast<Sums<N>*>(reduction_scratch());
+  auto* out = partial + kMaxReduceBlocks;
+  const std::int64_t want = (n + kBlock - 1) / kBlock;
+  const int blocks = static_cast<int>(want < kMaxReduceBlocks ? want : kMaxReduceBlocks);
+  reduce_kernel<N, F><<<blocks, kBlock>>>(f, static_cast<int>(n), partial);
+  finish_kernel<N><<<1, kBlock>>>(partial, blocks, out);
+  check_launch("reduction launch");
+  gpu::check(gpu::copy_to_host(&host, out, sizeof(Sums<N>)), "reduction result copy");
+  return host;
+}
+
+template <typename F>
+double timed_for(std::int64_t n, const F& f) {
+  timer_start();
+  parallel_for(n, f);
+  return timer_stop();
+}
+
+template <int N, typename F>
+Sums<N> timed_reduce(std::int64_t n, const F& f, double& seconds) {
+  timer_start();
+  const Sums<N> s = parallel_reduce<N>(n, f);
+  seconds = timer_stop();
+  return s;
+}
+
+template <typename F>
+KernelResources resources() {
+  return query_resources(reinterpret_cast<const void*>(&for_kernel<F>), kBlock);
+}
+
+template <int N, typename F>
+KernelResources reduce_resources() {
+  return query_resources(reinterpret_cast<const void*>(&reduce_kernel<N, F>), kBlock);
+}
+
+}  // namespace emprism::backend
