@@ -181,47 +181,55 @@ void WilsonClover<R>::apply_clover(ParitySpinor<R>& out, const ParitySpinor<R>& 
 }
 
 template <typename R>
-void WilsonClover<R>::apply_mhat(ParitySpinor<R>& out, const ParitySpinor<R>& in) {
-  // t_e = A_ee^-1 H_eo in ; out = in - kappa^2 A_oo^-1 H_oe t_e  (tmp_o receives A_oo^-1 out, unused here)
-  DiracArg<R> a = make_arg(0, in);
+void WilsonClover<R>::eo_clover(ParitySpinor<R>& out_e, const ParitySpinor<R>& in_o, bool dag) {
+  DiracArg<R> a = make_arg(0, in_o);
   a.clover = a_inv_[0].view();
-  a.out = tmp_e_.view();
-  dslash("eo_clover", kHopFlops + kCloverFlops, 8 * 18 + 24 + 72 + 24, EpiClover<R, false>{a});
-  DiracArg<R> b = make_arg(1, tmp_e_);
+  a.out = out_e.view();
+  if (dag)
+    dslash("eo_clover_dag", kHopFlops + kCloverFlops, 8 * 18 + 24 + 72 + 24, EpiClover<R, true>{a});
+  else
+    dslash("eo_clover", kHopFlops + kCloverFlops, 8 * 18 + 24 + 72 + 24, EpiClover<R, false>{a});
+}
+
+template <typename R>
+void WilsonClover<R>::oe_clover(ParitySpinor<R>& out, ParitySpinor<R>& out2, const ParitySpinor<R>& t_e,
+                                const ParitySpinor<R>& x) {
+  DiracArg<R> b = make_arg(1, t_e);
   b.clover = a_inv_[1].view();
-  b.x = in.view();
+  b.x = x.view();
   b.out = out.view();
-  b.out2 = tmp_o_.view();
+  b.out2 = out2.view();
   b.b = R(-params_.kappa * params_.kappa);
   dslash("oe_clover", kHopFlops + 2 * kCloverFlops + kXpayFlops, 8 * 18 + 24 + 72 + 24 + 24 + 24, EpiCloverXpay<R>{b});
 }
 
 template <typename R>
-void WilsonClover<R>::apply_mhat_dag(ParitySpinor<R>& out, const ParitySpinor<R>& in) {
-  apply_clover(tmp_o_, in, 1, true);
-  DiracArg<R> a = make_arg(0, tmp_o_);
-  a.clover = a_inv_[0].view();
-  a.out = tmp_e_.view();
-  dslash("eo_clover_dag", kHopFlops + kCloverFlops, 8 * 18 + 24 + 72 + 24, EpiClover<R, true>{a});
-  DiracArg<R> b = make_arg(1, tmp_e_);
-  b.x = in.view();
+void WilsonClover<R>::oe_clover_dag(ParitySpinor<R>& out, const ParitySpinor<R>& t_e, const ParitySpinor<R>& x) {
+  DiracArg<R> b = make_arg(1, t_e);
+  b.x = x.view();
   b.out = out.view();
   b.b = R(-params_.kappa * params_.kappa);
   dslash("oe_clover_dag", kHopFlops + kXpayFlops, 8 * 18 + 24 + 24 + 24, EpiXpay<R, true>{b});
 }
 
 template <typename R>
+void WilsonClover<R>::apply_mhat(ParitySpinor<R>& out, const ParitySpinor<R>& in) {
+  eo_clover(tmp_e_, in, false);
+  oe_clover(out, tmp_o_, tmp_e_, in);  // tmp_o_ receives A_oo^-1 out (used by apply_mdagm)
+}
+
+template <typename R>
+void WilsonClover<R>::apply_mhat_dag(ParitySpinor<R>& out, const ParitySpinor<R>& in) {
+  apply_clover(tmp_o_, in, 1, true);
+  eo_clover(tmp_e_, tmp_o_, true);
+  oe_clover_dag(out, tmp_e_, in);
+}
+
+template <typename R>
 void WilsonClover<R>::apply_mdagm(ParitySpinor<R>& out, ParitySpinor<R>& v, const ParitySpinor<R>& in) {
   apply_mhat(v, in);  // leaves A_oo^-1 v in tmp_o_
-  DiracArg<R> a = make_arg(0, tmp_o_);
-  a.clover = a_inv_[0].view();
-  a.out = tmp_e_.view();
-  dslash("eo_clover_dag", kHopFlops + kCloverFlops, 8 * 18 + 24 + 72 + 24, EpiClover<R, true>{a});
-  DiracArg<R> b = make_arg(1, tmp_e_);
-  b.x = v.view();
-  b.out = out.view();
-  b.b = R(-params_.kappa * params_.kappa);
-  dslash("oe_clover_dag", kHopFlops + kXpayFlops, 8 * 18 + 24 + 24 + 24, EpiXpay<R, true>{b});
+  eo_clover(tmp_e_, tmp_o_, true);
+  oe_clover_dag(out, tmp_e_, v);
 }
 
 template <typename R>

@@ -54,6 +54,14 @@ class WilsonClover {
 
   const HaloExchanger& halo() const { return halo_; }
 
+  // The four hot kernels on their own (what Mhat and Mhat^dag are made of):
+  //   eo_clover      out_e = A_ee^-1 H_eo in_o        (dag: A_ee^-1 H'_eo in_o, "eo_clover_dag")
+  //   oe_clover      out = x - kappa^2 A_oo^-1 H_oe t_e,  out2 = A_oo^-1 out
+  //   oe_clover_dag  out = x - kappa^2 H'_oe t_e
+  void eo_clover(ParitySpinor<R>& out_e, const ParitySpinor<R>& in_o, bool dag);
+  void oe_clover(ParitySpinor<R>& out, ParitySpinor<R>& out2, const ParitySpinor<R>& t_e, const ParitySpinor<R>& x);
+  void oe_clover_dag(ParitySpinor<R>& out, const ParitySpinor<R>& t_e, const ParitySpinor<R>& x);
+
   // out = A_p in, or A_p^-1 in.
   void apply_clover(ParitySpinor<R>& out, const ParitySpinor<R>& in, int parity, bool inverse);
 

@@ -9,7 +9,8 @@
 
 namespace emprism {
 
-// `elements` doubles per array (three arrays); default 2^24 (128 MiB per array).
-PeakBandwidth measure_peak_bandwidth(std::size_t elements = std::size_t(1) << 24, int repetitions = 5);
+// `elements` doubles per array (three arrays); 0 = the default: 2^24 (128 MiB per array) on the host, 2^26
+// (512 MiB per array, ten times the last-level cache of an H100 or MI250X GCD) on a GPU.
+PeakBandwidth measure_peak_bandwidth(std::size_t elements = 0, int repetitions = 5);
 
 }  // namespace emprism

@@ -11,6 +11,7 @@
 
 #include "comm/communicator.hpp"
 #include "reference/reference.hpp"
+#include "src/blas.hpp"
 #include "src/clover.hpp"
 #include "src/dirac.hpp"
 #include "src/errors.hpp"

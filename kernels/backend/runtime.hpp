@@ -12,6 +12,7 @@ namespace emprism::backend {
 const char* name();         // "CPU", "HIP" or "CUDA"
 std::string device_name();  // e.g. "NVIDIA H100 80GB HBM3" or "host CPU (16 OpenMP threads)"
 bool device_is_host();      // device pointers are host pointers (CPU backend)
+int device_count();         // GPUs visible to this process (0 on the CPU backend)
 // Chooses the device of this rank from its node-local rank (honouring *_VISIBLE_DEVICES, which the runtime
 // applies before numbering); returns the device index used. CPU: returns 0.
 int select_device(int local_rank);

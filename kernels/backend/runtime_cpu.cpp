@@ -14,6 +14,7 @@ namespace emprism::backend {
 const char* name() { return "CPU"; }
 std::string device_name() { return "host CPU (" + std::to_string(omp_get_max_threads()) + " OpenMP threads)"; }
 bool device_is_host() { return true; }
+int device_count() { return 0; }
 int select_device(int) { return 0; }
 
 void* device_alloc(std::size_t bytes) {

@@ -49,6 +49,12 @@ std::string device_name() {
 
 bool device_is_host() { return false; }
 
+int device_count() {
+  int n = 0;
+  if (gpu::get_device_count(&n) != gpu::kSuccess) return 0;
+  return n;
+}
+
 int select_device(int local_rank) {
   int n = 0;
   gpu::check(gpu::get_device_count(&n), "device count");
