@@ -18,6 +18,7 @@
 
 #include "comm/communicator.hpp"
 #include "comm/process_grid.hpp"
+#include "kernels/backend/runtime.hpp"
 #include "src/cg.hpp"
 #include "src/clover.hpp"
 #include "src/dirac.hpp"
@@ -140,6 +141,9 @@ int main(int argc, char** argv) {
   std::array<bool, 4> force{false, false, false, false};
   if (argc > 5)
     for (int mu = 0; mu < 4 && argv[5][mu]; ++mu) force[mu] = argv[5][mu] == '1';
+  // One device per rank, by node-local rank (GPU backends; a no-op on the CPU).
+  const int device = backend::select_device(comm.local_rank());
+  std::printf("rank %d: %s (device %d)\n", comm.rank(), backend::device_name().c_str(), device);
   const ProcessGrid grid = make_process_grid(comm, kGlobal, procs, force);
   const Geometry geom(kGlobal, grid.local_extents(kGlobal), grid.origin(kGlobal), grid.partitioned);
 

@@ -1,6 +1,6 @@
 // h5_compare.cpp: compares two EmPRiSM-MPI output files (DESIGN.md section 5) for the rank-independence tests.
 //
-//   h5_compare A.h5 B.h5 [--rtol R] [--iter-slack N] [--ignore-data PATH]...
+//   h5_compare A.h5 B.h5 [--rtol R] [--iter-slack N] [--ignore-data PATH]... [--cross-backend]
 //
 // B is the reference. Exit 0 and "h5_compare: A and B agree (N datasets)" on stdout when every rule below holds;
 // exit 1 with one line per problem on stderr ("h5_compare: <path>: ...") when one does not; exit 2 for a bad
@@ -23,6 +23,8 @@
 //     amplified by the operator, not by rounding of the residual itself);
 //   - with --iter-slack N > 0, /solves/<name>/residual_history may differ in length by at most N; the common
 //     leading part is then compared;
+//   - --cross-backend: files from different backends (CPU and GPU builds): the root attributes backend and
+//     device are not compared either;
 //   - --ignore-data PATH (repeatable): the dataset at PATH must exist in both with the same shape and type, but
 //     its values are not compared (e.g. /input, whose TOML text names the process grid or the output mode);
 //     a PATH in neither file is a problem (a misspelt path would otherwise hide nothing and pass silently).
@@ -105,6 +107,7 @@ struct Options {
   double rtol = 1e-6;
   long iter_slack = 0;
   std::set<std::string> ignore_data;
+  bool cross_backend = false;  // --cross-backend: the root attributes backend and device may differ
 };
 
 // One problem line per difference; counted to decide the exit code.
@@ -510,10 +513,11 @@ std::set<std::string> attribute_names(hid_t obj, const std::string& path) {
   return names;
 }
 
-Rule attribute_rule(const std::string& path, const std::string& name) {
+Rule attribute_rule(const std::string& path, const std::string& name, bool cross_backend) {
   if (path == "/" && (name == "ranks" || name == "process_grid" || name == "date" || name == "git_hash")) {
     return Rule::Skip;
   }
+  if (cross_backend && path == "/" && (name == "backend" || name == "device")) return Rule::Skip;
   if (is_solve_group(path)) {
     if (name == "seconds") return Rule::Skip;
     if (name == "iterations" || name == "restarts") return Rule::Slack;
@@ -532,7 +536,7 @@ void compare_attributes(hid_t oa, hid_t ob, const std::string& path, const Optio
   }
   for (const std::string& n : na) {
     if (!nb.count(n)) continue;
-    const Rule rule = attribute_rule(path, n);
+    const Rule rule = attribute_rule(path, n, opt.cross_backend);
     if (rule == Rule::Skip) continue;  // not even the type: ranks/process_grid/date/seconds may change shape
     const std::string what = "attribute '" + n + "'";
     Hid aa = check(H5Aopen(oa, n.c_str(), H5P_DEFAULT), H5Aclose, "open " + what + " of " + path + " in A");
@@ -590,7 +594,7 @@ int compare_files(const Options& opt) {
 
 [[noreturn]] void usage(const std::string& why) {
   std::cerr << "h5_compare: " << why << "\n"
-            << "usage: h5_compare A.h5 B.h5 [--rtol R] [--iter-slack N] [--ignore-data PATH]...\n";
+            << "usage: h5_compare A.h5 B.h5 [--rtol R] [--iter-slack N] [--ignore-data PATH]... [--cross-backend]\n";
   std::exit(kExitUsage);
 }
 
@@ -615,12 +619,14 @@ Options parse(int argc, char** argv) {
       char* end = nullptr;
       opt.iter_slack = std::strtol(v.c_str(), &end, 10);
       if (v.empty() || *end != '\0' || opt.iter_slack < 0) usage("--iter-slack: '" + v + "' is not an integer >= 0");
+    } else if (arg == "--cross-backend") {
+      opt.cross_backend = true;
     } else if (arg == "--ignore-data") {
       const std::string v = value();
       if (v.empty() || v[0] != '/') usage("--ignore-data: '" + v + "' is not an absolute path");
       opt.ignore_data.insert(v);
     } else if (arg == "-h" || arg == "--help") {
-      std::cout << "usage: h5_compare A.h5 B.h5 [--rtol R] [--iter-slack N] [--ignore-data PATH]...\n"
+      std::cout << "usage: h5_compare A.h5 B.h5 [--rtol R] [--iter-slack N] [--ignore-data PATH]... [--cross-backend]\n"
                    "Exit 0 when the files agree, 1 when they differ (one line per problem), 2 on a usage or read "
                    "error. The rules are in the opening comment of tests/tools/h5_compare.cpp.\n";
       std::exit(kExitAgree);
