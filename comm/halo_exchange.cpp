@@ -29,6 +29,14 @@ void HaloExchanger::start(const std::array<const void*, 4>& send_bwd, const std:
   }
 }
 
+bool HaloExchanger::test() {
+  if (requests_.empty()) return true;
+  int done = 0;
+  MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &done, MPI_STATUSES_IGNORE);
+  if (done) requests_.clear();
+  return done != 0;
+}
+
 void HaloExchanger::wait() {
   const double t0 = MPI_Wtime();
   if (!requests_.empty()) MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);

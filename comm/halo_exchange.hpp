@@ -24,6 +24,8 @@ class HaloExchanger {
   void start(const std::array<const void*, 4>& send_bwd, const std::array<const void*, 4>& send_fwd,
              const std::array<void*, 4>& recv_fwd, const std::array<void*, 4>& recv_bwd,
              const std::array<std::size_t, 4>& bytes);
+  // Progresses the transfers (MPI_Testall); true once all have completed. Call while the device computes.
+  bool test();
   void wait();
   double wait_seconds() const { return wait_s_; }
   double exchange_seconds() const { return exchange_s_; }

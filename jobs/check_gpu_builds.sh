@@ -46,6 +46,7 @@ if [ "$what" = hip ] || [ "$what" = all ]; then
   if ! command -v hipcc > /dev/null; then
     echo "check_gpu_builds: installing hipcc libamdhip64-dev"
     sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd=sudo
+    $sudo_cmd apt-get update -q > /dev/null
     $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y -q hipcc libamdhip64-dev > /dev/null
   fi
   echo "check_gpu_builds: HIP backend, hipcc, gfx90a"

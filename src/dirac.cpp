@@ -149,6 +149,11 @@ void WilsonClover<R>::dslash(const char* name, double flops_per_site, double byt
   const int out_parity = epi.a.hop.out_parity;
   pack_and_start(epi.a.hop.in, 1 - out_parity, Epi::kDag);
   run_kernel(geom_.half_volume(), DslashInterior<Epi>{epi});
+  // While the device computes the interior, keep the MPI transfers moving (most MPI libraries progress only
+  // inside MPI calls); what remains after the interior is done is the exposed halo time.
+  backend::record_marker();
+  while (!backend::marker_done())
+    if (halo_.test()) break;
   finish_exchange();
   run_kernel(static_cast<std::int64_t>(boundary_[out_parity].size()),
              DslashExterior<Epi>{epi, boundary_[out_parity].data()});

@@ -11,6 +11,8 @@
 #endif
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__clang__)
 #define EMPRISM_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define EMPRISM_UNROLL  // nvcc's host pass: the host code of kernels is not hot
 #else
 #define EMPRISM_UNROLL _Pragma("GCC unroll 64")
 #endif

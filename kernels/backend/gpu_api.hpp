@@ -39,6 +39,7 @@ inline error_t get_device_properties(device_prop_t* p, int d) { return hipGetDev
 inline error_t event_create(event_t* e) { return hipEventCreate(e); }
 inline error_t event_record(event_t e) { return hipEventRecord(e, nullptr); }
 inline error_t event_synchronize(event_t e) { return hipEventSynchronize(e); }
+inline bool event_done(event_t e) { return hipEventQuery(e) == hipSuccess; }
 inline error_t event_elapsed_ms(float* ms, event_t a, event_t b) { return hipEventElapsedTime(ms, a, b); }
 inline error_t func_get_attributes(func_attributes_t* a, const void* f) { return hipFuncGetAttributes(a, f); }
 inline error_t occupancy_blocks_per_sm(int* n, const void* f, int block, std::size_t shared) {
@@ -72,6 +73,7 @@ inline error_t get_device_properties(device_prop_t* p, int d) { return cudaGetDe
 inline error_t event_create(event_t* e) { return cudaEventCreate(e); }
 inline error_t event_record(event_t e) { return cudaEventRecord(e, nullptr); }
 inline error_t event_synchronize(event_t e) { return cudaEventSynchronize(e); }
+inline bool event_done(event_t e) { return cudaEventQuery(e) == cudaSuccess; }
 inline error_t event_elapsed_ms(float* ms, event_t a, event_t b) { return cudaEventElapsedTime(ms, a, b); }
 inline error_t func_get_attributes(func_attributes_t* a, const void* f) { return cudaFuncGetAttributes(a, f); }
 inline error_t occupancy_blocks_per_sm(int* n, const void* f, int block, std::size_t shared) {

@@ -25,5 +25,9 @@ void copy_to_device(void* dst, const void* src, std::size_t bytes);
 void* host_alloc_pinned(std::size_t bytes);  // page-locked host memory for MPI staging (plain memory on CPU)
 void host_free_pinned(void* p);
 void synchronize();
+// Marks the point in the device's work queue after the kernels launched so far; marker_done() tells whether the
+// device got there (always true on the CPU backend, whose kernels are synchronous).
+void record_marker();
+bool marker_done();
 
 }  // namespace emprism::backend

@@ -21,7 +21,7 @@ namespace emprism::backend {
 namespace {
 
 struct Timer {
-  gpu::event_t start = nullptr, stop = nullptr;
+  gpu::event_t start = nullptr, stop = nullptr, marker = nullptr;
 };
 
 Timer& timer() {
@@ -29,6 +29,7 @@ Timer& timer() {
     Timer x;
     gpu::check(gpu::event_create(&x.start), "event create");
     gpu::check(gpu::event_create(&x.stop), "event create");
+    gpu::check(gpu::event_create(&x.marker), "event create");
     return x;
   }();
   return t;
@@ -96,6 +97,9 @@ void* reduction_scratch() {
   static void* p = device_alloc(sizeof(Sums<4>) * (kMaxReduceBlocks + 1));
   return p;
 }
+
+void record_marker() { gpu::check(gpu::event_record(timer().marker), "event record"); }
+bool marker_done() { return gpu::event_done(timer().marker); }
 
 void timer_start() { gpu::check(gpu::event_record(timer().start), "event record"); }
 
