@@ -31,9 +31,9 @@ struct CommConfig {
   // and is tested, on a single rank; like QUDA's partition mask). Directions split over ranks always do.
   std::array<bool, 4> force_halo{false, false, false, false};
   // GPU backends: pass device buffers to MPI (GPU-aware MPI, e.g. Cray MPICH with MPICH_GPU_SUPPORT_ENABLED=1)
-  // or stage them through pinned host memory. Auto asks the MPI library (comm/gpu_aware.cpp).
+  // or stage them through pinned host memory (the default). Auto asks the MPI library (comm/gpu_aware.cpp).
   enum class GpuAware { Off, On, Auto };
-  GpuAware gpu_aware = GpuAware::Auto;
+  GpuAware gpu_aware = GpuAware::Off;
 };
 
 struct GaugeConfig {

@@ -710,7 +710,7 @@ TEST(Config, CommGpuAwareAcceptsBooleansAndAuto) {
   EXPECT_EQ(parse(with_extra("[comm]\ngpu_aware = true\n").text()).comm.gpu_aware, CommConfig::GpuAware::On);
   EXPECT_EQ(parse(with_extra("[comm]\ngpu_aware = false\n").text()).comm.gpu_aware, CommConfig::GpuAware::Off);
   EXPECT_EQ(parse(with_extra("[comm]\ngpu_aware = \"auto\"\n").text()).comm.gpu_aware, CommConfig::GpuAware::Auto);
-  EXPECT_EQ(parse(with_extra("").text()).comm.gpu_aware, CommConfig::GpuAware::Auto);
+  EXPECT_EQ(parse(with_extra("").text()).comm.gpu_aware, CommConfig::GpuAware::Off);  // default: host-staged
 }
 
 TEST(Config, CommGpuAwareRejectsOtherValues) {
