@@ -15,7 +15,8 @@
 //     taken together) must satisfy |a - b| <= rtol |b| in the 2-norm over the whole dataset (a NaN anywhere
 //     fails); integers, enums (bool), strings and anything else must be equal exactly;
 //   - attributes: every object has the same attribute names in both, and each attribute follows the value rules,
-//     except: on the root group, ranks, process_grid, date and git_hash are not compared (they may differ);
+//     except: on the root group, ranks, process_grid, date, git_hash and device (the run's hardware and threads)
+//     are not compared (they may differ);
 //     on /solves/<name> groups, seconds (a timing) is not compared, iterations and restarts may differ by at most
 //     --iter-slack, converged must be equal, and true_residual (already relative to |b|) must satisfy
 //     |a - b| <= max(100 rtol |b|, rtol) (relative to the value, or absolute at the size of one rtol of |b|:
@@ -23,8 +24,8 @@
 //     amplified by the operator, not by rounding of the residual itself);
 //   - with --iter-slack N > 0, /solves/<name>/residual_history may differ in length by at most N; the common
 //     leading part is then compared;
-//   - --cross-backend: files from different backends (CPU and GPU builds): the root attributes backend and
-//     device are not compared either;
+//   - --cross-backend: files from different backends (CPU and GPU builds): the root attribute backend is not
+//     compared either;
 //   - --ignore-data PATH (repeatable): the dataset at PATH must exist in both with the same shape and type, but
 //     its values are not compared (e.g. /input, whose TOML text names the process grid or the output mode);
 //     a PATH in neither file is a problem (a misspelt path would otherwise hide nothing and pass silently).
@@ -514,10 +515,11 @@ std::set<std::string> attribute_names(hid_t obj, const std::string& path) {
 }
 
 Rule attribute_rule(const std::string& path, const std::string& name, bool cross_backend) {
-  if (path == "/" && (name == "ranks" || name == "process_grid" || name == "date" || name == "git_hash")) {
+  if (path == "/" && (name == "ranks" || name == "process_grid" || name == "date" || name == "git_hash" ||
+                      name == "device")) {
     return Rule::Skip;
   }
-  if (cross_backend && path == "/" && (name == "backend" || name == "device")) return Rule::Skip;
+  if (cross_backend && path == "/" && name == "backend") return Rule::Skip;
   if (is_solve_group(path)) {
     if (name == "seconds") return Rule::Skip;
     if (name == "iterations" || name == "restarts") return Rule::Slack;
