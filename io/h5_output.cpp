@@ -867,15 +867,17 @@ void OutputFile::write_solve(const SolveRecord& rec, const BlockLayout& block) {
                            "': a solve name must be non-empty and contain no '/'");
     }
     check_blocks(blocks, f, "group '" + path + "'");
-    check_field_size(rec.solution, blocks[rank_], sol.per_site, sol.path, f);
-    check_field_size(rec.source, blocks[rank_], src.per_site, src.path, f);
+    if (rec.write_fields) {
+      check_field_size(rec.solution, blocks[rank_], sol.per_site, sol.path, f);
+      check_field_size(rec.source, blocks[rank_], src.per_site, src.path, f);
+    }
   });
 
   Hid group, sol_dset, src_dset;
   GatherBuffers<float> fbuf;
   GatherBuffers<double> dbuf;
   step([&] {
-    if (mode_ == OutputIo::Gather) {
+    if (mode_ == OutputIo::Gather && rec.write_fields) {
       if (rec.single_precision) {
         fbuf = gather_buffers<float>(rank_, blocks[rank_], sol);
       } else {
@@ -895,8 +897,10 @@ void OutputFile::write_solve(const SolveRecord& rec, const BlockLayout& block) {
     attr_double(g, path, "tol", rec.tol, f);
     attr_int(g, path, "restarts", rec.restarts, f);
     attr_string(g, path, "source_kind", rec.source_kind, f);
-    sol_dset = create_field(g, path, "solution", blocks[0].global, sol, f);
-    src_dset = create_field(g, path, "source", blocks[0].global, src, f);
+    if (rec.write_fields) {
+      sol_dset = create_field(g, path, "solution", blocks[0].global, sol, f);
+      src_dset = create_field(g, path, "source", blocks[0].global, src, f);
+    }
   });
 
   const Io io{mode_ == OutputIo::Collective, is_root()};
@@ -905,6 +909,10 @@ void OutputFile::write_solve(const SolveRecord& rec, const BlockLayout& block) {
     write_dataset(io, group.get(), path, "residual_history", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {hsize_t(history)},
                   rec.residual_history.data(), f);
   };
+  if (!rec.write_fields) {
+    step(write_history);
+    return;
+  }
   if (mode_ == OutputIo::Collective) {
     step([&] {
       if (rec.single_precision) {

@@ -59,6 +59,7 @@ struct SolveRecord {
   std::string name;
   std::string source_kind;       // "point" | "random" | "plane_wave"
   bool single_precision = true;  // store fields as float32 compounds, else float64
+  bool write_fields = true;      // false: solution and source are not written (output.fields = false)
   // This rank's block (local volume * 12), local natural order, index ((local_site*4)+spin)*3+colour.
   std::vector<std::complex<double>> solution;
   std::vector<std::complex<double>> source;  // same shape

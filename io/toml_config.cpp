@@ -383,12 +383,13 @@ void read_solver(const Section& s, SolverConfig& out) {
 }
 
 void read_output(const Section& s, OutputConfig& out) {
-  s.reject_unknown({"file", "overwrite", "write_gauge", "io"});
+  s.reject_unknown({"file", "overwrite", "write_gauge", "fields", "io"});
   out.file = read_string(s.require("file"), s.key_path("file"));
   if (out.file.empty()) fail(s.key_path("file"), "must not be empty");
   if (out.file.find('\0') != std::string::npos) fail(s.key_path("file"), "must not contain a NUL character");
   if (const auto* n = s.get("overwrite")) out.overwrite = read_bool(*n, s.key_path("overwrite"));
   if (const auto* n = s.get("write_gauge")) out.write_gauge = read_bool(*n, s.key_path("write_gauge"));
+  if (const auto* n = s.get("fields")) out.fields = read_bool(*n, s.key_path("fields"));
   if (const auto* n = s.get("io"))
     out.io = read_choice<OutputIo>(
         *n, s.key_path("io"),

@@ -105,8 +105,11 @@ SolveOutcome run_solve(const Config& cfg, const SolveConfig& sc, const Geometry&
   rec.name = sc.name;
   rec.source_kind = source_kind_name(sc.kind);
   rec.single_precision = cfg.solver.precision == Precision::Single;
-  rec.solution = spinor_to_natural(geom, x);
-  rec.source = source;
+  rec.write_fields = cfg.output.fields;
+  if (cfg.output.fields) {
+    rec.solution = spinor_to_natural(geom, x);
+    rec.source = source;
+  }
   rec.residual_history = r.history;
   rec.iterations = r.iterations;
   rec.true_residual = r.true_residual;

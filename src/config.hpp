@@ -78,6 +78,7 @@ struct OutputConfig {
   std::string file;  // required, path of the HDF5 file
   bool overwrite = false;
   bool write_gauge = false;
+  bool fields = true;  // write /solves/<name>/solution and source (they are large); false: attributes and history only
   // How distributed fields reach the file: collective parallel HDF5 (each rank writes its hyperslab; needs
   // HDF5 built with MPI), a gather through rank 0 one timeslice at a time, or auto (collective when available).
   OutputIo io = OutputIo::Auto;

@@ -719,5 +719,14 @@ TEST(Config, CommGpuAwareRejectsOtherValues) {
   EXPECT_TRUE(starts_with(error_of(with_extra("[comm]\ngpu_aware = 1\n").text()),
                           "comm.gpu_aware: expected true, false or \"auto\", got integer"));
 }
+TEST(Config, OutputFieldsDefaultsToTrueAndIsChecked) {
+  EXPECT_TRUE(parse(Input{}.text()).output.fields);
+  Input in;
+  in.output += "fields = false\n";
+  EXPECT_FALSE(parse(in.text()).output.fields);
+  in.output = "file = \"out.h5\"\nfields = 0\n";
+  EXPECT_TRUE(starts_with(error_of(in.text()), "output.fields: expected a boolean, got integer"));
+}
+
 }  // namespace
 }  // namespace emprism::io
