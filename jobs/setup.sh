@@ -26,7 +26,7 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake pkg-config git
-  libopenmpi-dev openmpi-bin libhdf5-dev libhdf5-openmpi-dev
+  libopenmpi-dev openmpi-bin libhdf5-dev libhdf5-openmpi-dev zlib1g-dev
   libspdlog-dev libtomlplusplus-dev libcli11-dev libgtest-dev librandom123-dev
   python3 python3-h5py python3-numpy
 )

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <memory>
 #include <string>
@@ -17,6 +18,7 @@
 #include "comm/gpu_aware.hpp"
 #include "comm/process_grid.hpp"
 #include "emprism_version.hpp"
+#include "io/gauge_file.hpp"
 #include "io/h5_output.hpp"
 #include "io/logging.hpp"
 #include "io/toml_config.hpp"
@@ -24,6 +26,7 @@
 #include "src/cg.hpp"
 #include "src/errors.hpp"
 #include "src/field_io.hpp"
+#include "src/heatbath.hpp"
 #include "src/peak.hpp"
 #include "src/sources.hpp"
 
@@ -178,6 +181,106 @@ void log_kernel_table(const MetricsRegistry& m) {
   }
 }
 
+const char* gauge_source_name(GaugeSource s) {
+  switch (s) {
+    case GaugeSource::Unit:
+      return "unit";
+    case GaugeSource::Random:
+      return "random";
+    case GaugeSource::File:
+      return "file";
+    case GaugeSource::Heatbath:
+      return "heatbath";
+  }
+  return "unknown";
+}
+
+io::GaugeFormat file_format(GaugeFileFormat f) {
+  switch (f) {
+    case GaugeFileFormat::Ildg:
+      return io::GaugeFormat::Ildg;
+    case GaugeFileFormat::Nersc:
+      return io::GaugeFormat::Nersc;
+    case GaugeFileFormat::OpenQcd:
+      return io::GaugeFormat::OpenQcd;
+    case GaugeFileFormat::Milc:
+      return io::GaugeFormat::Milc;
+    case GaugeFileFormat::Auto:
+      break;
+  }
+  return io::GaugeFormat::Auto;
+}
+
+std::string gauge_description(const Config& cfg) {
+  const GaugeConfig& g = cfg.gauge;
+  switch (g.source) {
+    case GaugeSource::Random:
+      return fmt::format("random (width {}, seed {})", g.width, g.seed);
+    case GaugeSource::File:
+      return "file " + g.file;
+    case GaugeSource::Heatbath:
+      return fmt::format("heatbath (beta {}, {} sweeps, {} overrelaxation per sweep, seed {})", g.beta, g.sweeps,
+                         g.or_per_sweep, g.seed);
+    case GaugeSource::Unit:
+      break;
+  }
+  return "unit";
+}
+
+HeatbathParams heatbath_params(const GaugeConfig& g) {
+  HeatbathParams p;
+  p.beta = g.beta;
+  p.or_per_sweep = g.or_per_sweep;
+  p.seed = g.seed;
+  return p;
+}
+
+// This rank's block of the gauge field, halo filled (collective).
+HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm) {
+  const GaugeConfig& g = cfg.gauge;
+  switch (g.source) {
+    case GaugeSource::Random: {
+      HostGauge u = make_random_gauge(geom, g.seed, g.width);
+      u.fill_halo(&grid);
+      return u;
+    }
+    case GaugeSource::File: {
+      HostGauge u(geom);
+      const io::GaugeFileInfo info = io::read_gauge_file(g.file, file_format(g.format), u, &grid, comm);
+      spdlog::info("read {} ({}, {}-bit, checksum {})", g.file, info.format, info.precision_bits, info.checksum);
+      return u;
+    }
+    case GaugeSource::Heatbath: {
+      HostGauge u = make_unit_gauge(geom);
+      u.fill_halo(&grid);
+      const std::vector<double> plaq = thermalise(u, heatbath_params(g), g.sweeps, &grid, comm);
+      for (std::size_t i = 0; i < plaq.size(); ++i)
+        spdlog::info("heatbath sweep {:5d}: plaquette {:.12f}", i + 1, plaq[i]);
+      return u;
+    }
+    case GaugeSource::Unit:
+      break;
+  }
+  HostGauge u = make_unit_gauge(geom);
+  u.fill_halo(&grid);
+  return u;
+}
+
+// [generate]: after the thermalisation, `count` configurations `every` sweeps apart, each written to a file
+// (collective); the plaquette of every sweep is logged. The last configuration is the one solved on.
+void generate_ensemble(const Config& cfg, HostGauge& u, const ProcessGrid& grid, Communicator& comm) {
+  const GenerateConfig& gen = cfg.generate;
+  const bool ildg = gen.format == GaugeFileFormat::Ildg;
+  std::uint64_t sweep = static_cast<std::uint64_t>(cfg.gauge.sweeps);
+  for (int c = 0; c < gen.count; ++c) {
+    const std::vector<double> plaq = thermalise(u, heatbath_params(cfg.gauge), gen.every, &grid, comm, sweep);
+    for (double p : plaq) spdlog::info("heatbath sweep {:5d}: plaquette {:.12f}", ++sweep, p);
+    const std::string path = fmt::format("{}_{:06d}.{}", gen.prefix, sweep, ildg ? "ildg" : "nersc");
+    io::write_gauge_file(path, ildg ? io::GaugeFormat::Ildg : io::GaugeFormat::Nersc, u, &grid, comm);
+    spdlog::info("configuration {} of {}: wrote {} (plaquette {:.12f})", c + 1, gen.count, path, plaq.back());
+  }
+}
+
 // Per-rank times into /metrics/ranks, and one log line on the load balance and the hidden halo time.
 io::RankTimes rank_times(Communicator& comm, const MetricsRegistry& metrics, const HaloStats& halo) {
   double kernels = 0;
@@ -211,13 +314,10 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
                  p.copy_gbs, p.triad_gbs, p.read_gbs, p.peak_gbs);
   }
 
-  HostGauge gauge = cfg.gauge.source == GaugeSource::Unit ? make_unit_gauge(geom)
-                                                          : make_random_gauge(geom, cfg.gauge.seed, cfg.gauge.width);
-  gauge.fill_halo(&grid);
+  HostGauge gauge = make_gauge(cfg, geom, grid, comm);
   const double plaq = plaquette(gauge, &comm), ltrace = link_trace(gauge, &comm);
-  spdlog::info("gauge field: {} (width {}, seed {}), plaquette {:.12f}, link trace {:.12f}",
-               cfg.gauge.source == GaugeSource::Unit ? "unit" : "random", cfg.gauge.width, cfg.gauge.seed, plaq,
-               ltrace);
+  spdlog::info("gauge field: {}, plaquette {:.12f}, link trace {:.12f}", gauge_description(cfg), plaq, ltrace);
+  if (cfg.generate.enabled) generate_ensemble(cfg, gauge, grid, comm);
   const HostClover clover = make_clover(gauge, cfg.dirac.kappa, cfg.dirac.csw);
 
   io::OutputFile file(cfg.output.file, cfg.output.overwrite, comm.handle(), cfg.output.io);
@@ -234,7 +334,7 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
   file.write_root(root);
   file.write_input(cfg.input_text);
   io::GaugeInfo gi;
-  gi.source = cfg.gauge.source == GaugeSource::Unit ? "unit" : "random";
+  gi.source = gauge_source_name(cfg.gauge.source);
   gi.plaquette = plaq;
   gi.link_trace = ltrace;
   const io::BlockLayout block{global, geom.local(), geom.origin()};
@@ -289,9 +389,43 @@ void log_setup(const Config& cfg, const Communicator& comm, const ProcessGrid& g
 
 }  // namespace
 
+// `emprism-mpi gauge-info FILE [--format F]`: one JSON line describing a gauge configuration file (format,
+// extents, precision, checksum status, plaquette, link trace); reads the whole file on rank 0.
+int run_gauge_info(Communicator& comm, int argc, char** argv) {
+  CLI::App cli{"Checks a gauge configuration file and prints one JSON line about it.", "emprism-mpi gauge-info"};
+  std::string path, format = "auto";
+  cli.add_option("file", path, "gauge configuration file")->required();
+  cli.add_option("--format", format, "auto, ildg, nersc, openqcd or milc (default: detected from the file)");
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {
+      if (comm.rank() == 0) cli.exit(e);
+      return kExitOk;
+    }
+    if (comm.rank() == 0) io::print_error(std::string("gauge-info: ") + e.what() + " (see --help)");
+    return kExitInput;
+  }
+  if (comm.rank() != 0) return kExitOk;
+  try {
+    const auto fmt = io::parse_gauge_format(format);
+    if (!fmt) throw InputError("gauge-info: --format: '" + format + "' is not one of auto, ildg, nersc, openqcd, milc");
+    std::printf("%s\n", io::gauge_info_json(io::inspect_gauge_file(path, *fmt)).c_str());
+    return kExitOk;
+  } catch (const InputError& e) {
+    io::print_error(e.what());
+    return kExitInput;
+  } catch (const std::exception& e) {
+    io::print_error(e.what());
+    return kExitFailure;
+  }
+}
+
 int run_main(int argc, char** argv) {
   MpiSession mpi(&argc, &argv);
   Communicator comm;
+
+  if (argc >= 2 && std::string(argv[1]) == "gauge-info") return run_gauge_info(comm, argc - 1, argv + 1);
 
   CLI::App cli{
       "EmPRiSM-MPI: even-odd preconditioned CG for the Wilson-clover Dirac equation.\n"

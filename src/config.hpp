@@ -14,7 +14,8 @@
 namespace emprism {
 
 enum class Precision { Single, Double, Mixed };  // mixed: double outer residual, single CG
-enum class GaugeSource { Unit, Random };
+enum class GaugeSource { Unit, Random, File, Heatbath };
+enum class GaugeFileFormat { Auto, Ildg, Nersc, OpenQcd, Milc };
 enum class SourceKind { Point, Random, PlaneWave };
 enum class NoiseKind { Gaussian, Z2 };
 
@@ -39,7 +40,24 @@ struct CommConfig {
 struct GaugeConfig {
   GaugeSource source = GaugeSource::Unit;
   double width = 1.0;      // random only: 0 = unit, 1 = Haar random
-  std::uint64_t seed = 1;  // random only
+  std::uint64_t seed = 1;  // random and heatbath
+  // file: a configuration written by another code (or by us), checked on reading (io/gauge_file.hpp)
+  std::string file;
+  GaugeFileFormat format = GaugeFileFormat::Auto;
+  // heatbath: quenched Wilson gauge action, thermalised from a cold start (src/heatbath.hpp)
+  double beta = 6.0;     // > 0
+  int sweeps = 200;      // thermalisation sweeps, >= 0
+  int or_per_sweep = 4;  // overrelaxation steps per heatbath sweep, >= 0
+};
+
+// [generate]: write an ensemble of heatbath configurations (gauge.source must be "heatbath"): after the
+// thermalisation, `count` configurations, one every `every` sweeps, as <prefix>_<sweep>.<ildg|nersc>.
+struct GenerateConfig {
+  bool enabled = false;
+  int count = 1;                                   // > 0
+  int every = 10;                                  // > 0
+  GaugeFileFormat format = GaugeFileFormat::Ildg;  // ildg | nersc
+  std::string prefix = "cfg";
 };
 
 struct DiracConfig {
@@ -100,9 +118,10 @@ struct Config {
   LatticeConfig lattice;
   CommConfig comm;
   GaugeConfig gauge;
+  GenerateConfig generate;
   DiracConfig dirac;
   SolverConfig solver;
-  std::vector<SolveConfig> solves;  // at least one
+  std::vector<SolveConfig> solves;  // at least one, unless [generate] is given
   OutputConfig output;
   LogConfig log;
   MetricsConfig metrics;

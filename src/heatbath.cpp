@@ -179,6 +179,11 @@ void update_block(HostGauge& u, int mu, int parity, const ProcessGrid* grid, F&&
   refresh_link_halo(u, mu, grid);
 }
 
+// The whole halo, as u.fill_halo(grid) (same result, less copying).
+void refresh_halo(HostGauge& u, const ProcessGrid* grid) {
+  for (int mu = 0; mu < 4; ++mu) refresh_link_halo(u, mu, grid);
+}
+
 // One overrelaxation pass (the halo must be filled on entry).
 void overrelax_pass(HostGauge& u, const ProcessGrid* grid) {
   for (int mu = 0; mu < 4; ++mu)
@@ -195,7 +200,7 @@ void reunitarise(HostGauge& u, const ProcessGrid* grid) {
     g.local_coords(lex, x);
     for (int mu = 0; mu < 4; ++mu) u.at(x, mu) = project_su3(u.at(x, mu));
   }
-  u.fill_halo(grid);
+  refresh_halo(u, grid);
 }
 
 }  // namespace
@@ -277,7 +282,7 @@ void heatbath_sweep(HostGauge& u, const HeatbathParams& p, std::uint64_t sweep_i
                                 std::to_string(kMaxHeatbathSweepIndex));
   if (!(p.beta >= 0)) throw std::invalid_argument("heatbath_sweep: beta must be >= 0");
   const RngStream stream = static_cast<RngStream>(kHeatbathStreamBase | static_cast<std::uint32_t>(sweep_index));
-  u.fill_halo(grid);
+  refresh_halo(u, grid);
   for (int mu = 0; mu < 4; ++mu)
     for (int parity = 0; parity < 2; ++parity)
       update_block(u, mu, parity, grid,
@@ -287,7 +292,7 @@ void heatbath_sweep(HostGauge& u, const HeatbathParams& p, std::uint64_t sweep_i
 }
 
 void overrelax_sweep(HostGauge& u, const ProcessGrid* grid) {
-  u.fill_halo(grid);
+  refresh_halo(u, grid);
   overrelax_pass(u, grid);
 }
 

@@ -1,0 +1,435 @@
+// test_gauge_openqcd_milc.cpp: the openQCD and MILC (version 5) gauge-file readers of io/gauge_openqcd.cpp and
+// io/gauge_milc.cpp, on one rank (grid = nullptr). The files are written here, byte by byte, from a known random
+// field by small writers transcribed from the formats' specifications (openQCD's export_cnfg() and main/README.io;
+// MILC's io_lat4.c w_serial and io_lat.h), independently of the readers; the readers must give back the links
+// exactly (64-bit data) or their float roundings (32-bit), and refuse corrupted, truncated or mismatched files
+// with an InputError naming the file and the failed check.
+// Who may call: GoogleTest (emprism_tests).
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.hpp"
+#include "io/gauge_file.hpp"
+#include "io/gauge_formats.hpp"
+#include "src/errors.hpp"
+#include "src/gauge.hpp"
+
+namespace emprism {
+namespace {
+
+namespace fs = std::filesystem;
+using Bytes = std::vector<unsigned char>;
+
+// A small non-cubic lattice with four different extents, so that any mix-up of directions shows.
+const Extents kExtents = {4, 2, 6, 8};  // (Lx, Ly, Lz, Lt)
+
+// ---- byte writers (explicit byte order, independent of the host)
+void put_u32(Bytes& b, std::uint32_t v, bool big) {
+  for (int i = 0; i < 4; ++i) b.push_back(static_cast<unsigned char>(v >> (big ? 24 - 8 * i : 8 * i)));
+}
+void put_u64(Bytes& b, std::uint64_t v, bool big) {
+  for (int i = 0; i < 8; ++i) b.push_back(static_cast<unsigned char>(v >> (big ? 56 - 8 * i : 8 * i)));
+}
+void put_double(Bytes& b, double d, bool big) {
+  std::uint64_t v;
+  std::memcpy(&v, &d, 8);
+  put_u64(b, v, big);
+}
+void put_float(Bytes& b, float f, bool big) {
+  std::uint32_t v;
+  std::memcpy(&v, &f, 4);
+  put_u32(b, v, big);
+}
+std::uint32_t get_u32(const unsigned char* p, bool big) {
+  std::uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v = v << 8 | p[big ? i : 3 - i];
+  return v;
+}
+double get_le_double(const unsigned char* p) {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | p[i];
+  double d;
+  std::memcpy(&d, &v, 8);
+  return d;
+}
+
+// Link U_mu at global coordinates y (one rank: local = global), wrapped periodically.
+const SU3<double>& link_at(const HostGauge& u, int x, int y, int z, int t, int mu) {
+  const Extents& L = u.geometry().global();
+  const int c[4] = {(x % L[0] + L[0]) % L[0], (y % L[1] + L[1]) % L[1], (z % L[2] + L[2]) % L[2],
+                    (t % L[3] + L[3]) % L[3]};
+  return u.at(c, mu);
+}
+
+// ---- openQCD export_cnfg(): little-endian; int32 N0..N3 (N0 = time), double average plaquette (sum of Re tr U_p
+// over all plaquettes / (6 V), 3 for U = 1), then for each odd point x, x0 (time) slowest .. x3 (z) fastest, the 8
+// links U(x, 0), U(x - 0, 0), ..., U(x, 3), U(x - 3, 3); openQCD direction 0 = t, 1..3 = x, y, z.
+Bytes openqcd_bytes(const HostGauge& u, double header_plaq) {
+  const Extents& L = u.geometry().global();
+  const int n[4] = {L[3], L[0], L[1], L[2]};
+  const int ours[4] = {3, 0, 1, 2};  // openQCD direction -> our mu
+  Bytes b;
+  for (int i = 0; i < 4; ++i) put_u32(b, static_cast<std::uint32_t>(n[i]), false);
+  put_double(b, header_plaq, false);
+  int x[4];  // openQCD coordinates (x0 = t, x1 = x, x2 = y, x3 = z)
+  for (x[0] = 0; x[0] < n[0]; ++x[0])
+    for (x[1] = 0; x[1] < n[1]; ++x[1])
+      for (x[2] = 0; x[2] < n[2]; ++x[2])
+        for (x[3] = 0; x[3] < n[3]; ++x[3]) {
+          if ((x[0] + x[1] + x[2] + x[3]) % 2 == 0) continue;
+          for (int oq = 0; oq < 4; ++oq) {
+            int back[4] = {x[0], x[1], x[2], x[3]};
+            back[oq] -= 1;
+            const SU3<double>& fwd = link_at(u, x[1], x[2], x[3], x[0], ours[oq]);
+            const SU3<double>& bwd = link_at(u, back[1], back[2], back[3], back[0], ours[oq]);
+            for (const SU3<double>* m : {&fwd, &bwd})
+              for (int a = 0; a < 3; ++a)
+                for (int c = 0; c < 3; ++c) {
+                  put_double(b, m->e[a][c].re, false);
+                  put_double(b, m->e[a][c].im, false);
+                }
+          }
+        }
+  return b;
+}
+
+// ---- MILC version 5 (w_serial): int32 magic 20103, int32 nx ny nz nt, char[64] time stamp, int32 order = 0,
+// uint32 sum29, sum31, then per site (x fastest .. t slowest) U_x, U_y, U_z, U_t as 3x3 complex, all in the
+// writer's byte order. Checksums over the data's 32-bit words v(i) (in that byte order): XOR of rotl(v, i mod 29)
+// and of rotl(v, i mod 31).
+std::uint32_t rotl(std::uint32_t v, unsigned r) { return r == 0 ? v : (v << r) | (v >> (32 - r)); }
+
+Bytes milc_bytes(const HostGauge& u, int precision_bits, bool big) {
+  const Extents& L = u.geometry().global();
+  Bytes data;
+  for (int t = 0; t < L[3]; ++t)
+    for (int z = 0; z < L[2]; ++z)
+      for (int y = 0; y < L[1]; ++y)
+        for (int x = 0; x < L[0]; ++x)
+          for (int mu = 0; mu < 4; ++mu)
+            for (int a = 0; a < 3; ++a)
+              for (int c = 0; c < 3; ++c) {
+                const Complex<double> v = link_at(u, x, y, z, t, mu).e[a][c];
+                if (precision_bits == 32) {
+                  put_float(data, static_cast<float>(v.re), big);
+                  put_float(data, static_cast<float>(v.im), big);
+                } else {
+                  put_double(data, v.re, big);
+                  put_double(data, v.im, big);
+                }
+              }
+  std::uint32_t sum29 = 0, sum31 = 0;
+  for (std::size_t i = 0; i < data.size() / 4; ++i) {
+    const std::uint32_t w = get_u32(data.data() + 4 * i, big);
+    sum29 ^= rotl(w, static_cast<unsigned>(i % 29));
+    sum31 ^= rotl(w, static_cast<unsigned>(i % 31));
+  }
+  Bytes b;
+  put_u32(b, 20103, big);
+  for (int mu = 0; mu < 4; ++mu) put_u32(b, static_cast<std::uint32_t>(L[mu]), big);
+  const char stamp[64] = "Sat Nov 22 05:31:00 2025";
+  b.insert(b.end(), stamp, stamp + 64);
+  put_u32(b, 0, big);  // natural order
+  put_u32(b, sum29, big);
+  put_u32(b, sum31, big);
+  b.insert(b.end(), data.begin(), data.end());
+  return b;
+}
+
+// ---- fixture: a temporary directory and the field
+class GaugeFormatFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "emprism_oqm_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string write(const std::string& name, const Bytes& b) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream f(path, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+    EXPECT_TRUE(f.good());
+    return path;
+  }
+  // Runs f and expects an InputError whose message names path and contains `what`.
+  void expect_input_error(const std::function<void()>& f, const std::string& path, const std::string& what) {
+    try {
+      f();
+      ADD_FAILURE() << "no InputError; expected one containing '" << what << "'";
+    } catch (const InputError& e) {
+      const std::string msg = e.what();
+      EXPECT_EQ(msg.rfind(path + ": ", 0), 0u) << msg;
+      EXPECT_NE(msg.find(what), std::string::npos) << "'" << what << "' not in: " << msg;
+    }
+  }
+
+  std::string dir_;
+  Geometry geom_ = Geometry::single_rank(kExtents);
+  HostGauge field_ = make_random_gauge(geom_, 20251122, 0.6);
+  Communicator comm_{MPI_COMM_WORLD};
+};
+
+// Every local link of a equals that of b exactly.
+void expect_identical(const HostGauge& a, const HostGauge& b) {
+  const Geometry& g = a.geometry();
+  int bad = 0;
+  for (std::int64_t lex = 0; lex < g.local_volume(); ++lex) {
+    int x[4];
+    g.local_coords(lex, x);
+    for (int mu = 0; mu < 4; ++mu)
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          const Complex<double> p = a.at(x, mu).e[i][j], q = b.at(x, mu).e[i][j];
+          if (p.re != q.re || p.im != q.im) ++bad;
+        }
+  }
+  EXPECT_EQ(bad, 0) << "matrix elements differ";
+}
+
+// ================================================================ openQCD
+
+using GaugeOpenQcd = GaugeFormatFiles;
+
+TEST_F(GaugeOpenQcd, WriterFollowsOpenQcdOrder) {
+  // Pins the test's writer to the specification: record 0 is the first odd point in openQCD order, (x0, x1, x2, x3)
+  // = (0, 0, 0, 1) = our (x, y, z, t) = (0, 0, 1, 0); its links 0 and 1 are U_t there and at t = -1 (Lt - 1);
+  // links 2, 3 are U_x there and at x = -1. Record 1 is (0, 0, 0, 3) (site 2 is even).
+  const Bytes b = openqcd_bytes(field_, 3.0 * plaquette(field_));
+  ASSERT_EQ(b.size(), 24u + std::size_t(4 * 2 * 6 * 8 / 2) * 8 * 144);
+  EXPECT_EQ(get_u32(b.data(), false), 8u);       // N0 = Lt
+  EXPECT_EQ(get_u32(b.data() + 4, false), 4u);   // N1 = Lx
+  EXPECT_EQ(get_u32(b.data() + 8, false), 2u);   // N2 = Ly
+  EXPECT_EQ(get_u32(b.data() + 12, false), 6u);  // N3 = Lz
+  auto first_re = [&](std::size_t record, int slot) {
+    return get_le_double(b.data() + 24 + record * 1152 + slot * 144);
+  };
+  EXPECT_EQ(first_re(0, 0), link_at(field_, 0, 0, 1, 0, 3).e[0][0].re);
+  EXPECT_EQ(first_re(0, 1), link_at(field_, 0, 0, 1, 7, 3).e[0][0].re);
+  EXPECT_EQ(first_re(0, 2), link_at(field_, 0, 0, 1, 0, 0).e[0][0].re);
+  EXPECT_EQ(first_re(0, 3), link_at(field_, 3, 0, 1, 0, 0).e[0][0].re);
+  EXPECT_EQ(first_re(0, 7), link_at(field_, 0, 0, 0, 0, 2).e[0][0].re);  // U(x - 3, 3): z - 1 = 0
+  EXPECT_EQ(first_re(1, 0), link_at(field_, 0, 0, 3, 0, 3).e[0][0].re);
+}
+
+TEST_F(GaugeOpenQcd, ReadsBackIdenticalLinks) {
+  const double p = plaquette(field_);
+  const std::string path = write("cnfg.oqcd", openqcd_bytes(field_, 3.0 * p));
+  HostGauge u(geom_);
+  const io::GaugeFileInfo info = io::read_openqcd(path, u, nullptr, comm_);
+  expect_identical(u, field_);
+  EXPECT_EQ(info.format, "openqcd");
+  EXPECT_EQ(info.extents, kExtents);
+  EXPECT_EQ(info.precision_bits, 64);
+  EXPECT_EQ(info.checksum, "none");
+  EXPECT_NEAR(info.plaquette, p, 1e-14);
+  EXPECT_NEAR(info.link_trace, link_trace(field_), 1e-14);
+  ASSERT_TRUE(info.header_plaquette.has_value());
+  EXPECT_NEAR(*info.header_plaquette, p, 1e-14);  // in our normalisation (openQCD's / 3)
+  EXPECT_FALSE(info.header_link_trace.has_value());
+  // The halo is filled: the plaquette of the field read is the field's.
+  EXPECT_NEAR(plaquette(u), p, 1e-14);
+}
+
+TEST_F(GaugeOpenQcd, UnitFieldHasHeaderPlaquetteThree) {
+  const HostGauge unit = make_unit_gauge(geom_);
+  const std::string path = write("unit.oqcd", openqcd_bytes(unit, 3.0));
+  HostGauge u(geom_);
+  const io::GaugeFileInfo info = io::read_openqcd(path, u, nullptr, comm_);
+  EXPECT_DOUBLE_EQ(info.plaquette, 1.0);
+  EXPECT_DOUBLE_EQ(*info.header_plaquette, 1.0);
+  // Our normalisation in the header (1 instead of 3) is refused.
+  const std::string wrong = write("unit_wrong.oqcd", openqcd_bytes(unit, 1.0));
+  expect_input_error([&] { io::read_openqcd(wrong, u, nullptr, comm_); }, wrong, "plaquette");
+}
+
+TEST_F(GaugeOpenQcd, WrongHeaderPlaquetteIsRefused) {
+  const double p = plaquette(field_);
+  const std::string path = write("badplaq.oqcd", openqcd_bytes(field_, 3.0 * p * (1 + 1e-8)));
+  HostGauge u(geom_);
+  expect_input_error([&] { io::read_openqcd(path, u, nullptr, comm_); }, path, "plaquette");
+}
+
+TEST_F(GaugeOpenQcd, CorruptedByteIsRefused) {
+  Bytes b = openqcd_bytes(field_, 3.0 * plaquette(field_));
+  b[24 + 5 * 1152 + 3 * 144 + 7] ^= 0x40;  // the exponent byte of a real part: no longer SU(3)
+  const std::string path = write("corrupt.oqcd", b);
+  HostGauge u(geom_);
+  expect_input_error([&] { io::read_openqcd(path, u, nullptr, comm_); }, path, "SU(3)");
+  // A flip in a high mantissa bit (2^-8 relative) shows as non-SU(3) too. (openQCD files have no checksum: a flip
+  // in the lowest bits, ~1e-16, is below every check.)
+  Bytes c = openqcd_bytes(field_, 3.0 * plaquette(field_));
+  c[24 + 9 * 1152 + 6 * 144 + 16 + 5] ^= 0x10;
+  const std::string path2 = write("corrupt2.oqcd", c);
+  expect_input_error([&] { io::read_openqcd(path2, u, nullptr, comm_); }, path2, "SU(3)");
+}
+
+TEST_F(GaugeOpenQcd, TruncatedFileIsRefused) {
+  Bytes b = openqcd_bytes(field_, 3.0 * plaquette(field_));
+  b.resize(b.size() - 100);
+  const std::string path = write("short.oqcd", b);
+  HostGauge u(geom_);
+  expect_input_error([&] { io::read_openqcd(path, u, nullptr, comm_); }, path, "truncated");
+  const std::string tiny = write("tiny.oqcd", Bytes(10, 0));
+  expect_input_error([&] { io::read_openqcd(tiny, u, nullptr, comm_); }, tiny, "truncated");
+}
+
+TEST_F(GaugeOpenQcd, WrongExtentsAreRefused) {
+  // Same volume, z and t exchanged: the file size fits, the extents do not.
+  const std::string path = write("cnfg.oqcd", openqcd_bytes(field_, 3.0 * plaquette(field_)));
+  const Geometry other = Geometry::single_rank({4, 2, 8, 6});
+  HostGauge u(other);
+  expect_input_error([&] { io::read_openqcd(path, u, nullptr, comm_); }, path, "extents");
+}
+
+TEST_F(GaugeOpenQcd, InspectAndDetection) {
+  const double p = plaquette(field_);
+  const std::string oq = write("cnfg.oqcd", openqcd_bytes(field_, 3.0 * p));
+  const std::string milc = write("cnfg.milc", milc_bytes(field_, 32, true));
+  const std::string junk = write("junk.bin", Bytes(4096, 0x5a));
+  EXPECT_TRUE(io::looks_like_openqcd(oq));
+  EXPECT_FALSE(io::looks_like_openqcd(milc));
+  EXPECT_FALSE(io::looks_like_openqcd(junk));
+  EXPECT_FALSE(io::looks_like_openqcd(dir_ + "/missing"));
+  const io::GaugeFileInfo info = io::inspect_openqcd(oq);
+  EXPECT_EQ(info.extents, kExtents);
+  EXPECT_NEAR(info.plaquette, p, 1e-14);
+  // Through the public API, with the format detected.
+  EXPECT_EQ(io::detect_gauge_format(oq), io::GaugeFormat::OpenQcd);
+  HostGauge u(geom_);
+  EXPECT_EQ(io::read_gauge_file(oq, io::GaugeFormat::Auto, u, nullptr, comm_).format, "openqcd");
+  expect_identical(u, field_);
+}
+
+// ================================================================ MILC
+
+using GaugeMilc = GaugeFormatFiles;
+
+TEST_F(GaugeMilc, WriterFollowsMilcLayout) {
+  const Bytes b = milc_bytes(field_, 64, true);
+  ASSERT_EQ(b.size(), 96u + std::size_t(4 * 2 * 6 * 8) * 4 * 18 * 8);
+  EXPECT_EQ(get_u32(b.data(), true), 20103u);
+  EXPECT_EQ(get_u32(b.data() + 4, true), 4u);   // nx
+  EXPECT_EQ(get_u32(b.data() + 16, true), 8u);  // nt
+  EXPECT_EQ(get_u32(b.data() + 84, true), 0u);  // order
+  // Site 1 is x = 1; its U_y starts 1 site + 1 link in.
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = v << 8 | b[96 + 576 + 144 + i];
+  double d;
+  std::memcpy(&d, &v, 8);
+  EXPECT_EQ(d, link_at(field_, 1, 0, 0, 0, 1).e[0][0].re);
+}
+
+TEST_F(GaugeMilc, ReadsBackBothByteOrdersAndPrecisions) {
+  for (const int bits : {64, 32})
+    for (const bool big : {false, true}) {
+      SCOPED_TRACE(std::to_string(bits) + "-bit " + (big ? "big" : "little") + "-endian");
+      const std::string path = write("cnfg.milc", milc_bytes(field_, bits, big));
+      HostGauge u(geom_);
+      const io::GaugeFileInfo info = io::read_milc(path, u, nullptr, comm_);
+      EXPECT_EQ(info.format, "milc");
+      EXPECT_EQ(info.extents, kExtents);
+      EXPECT_EQ(info.precision_bits, bits);
+      EXPECT_EQ(info.checksum, "ok");
+      EXPECT_FALSE(info.header_plaquette.has_value());
+      if (bits == 64) {
+        expect_identical(u, field_);
+        EXPECT_NEAR(info.plaquette, plaquette(field_), 1e-14);
+      } else {
+        int bad = 0;
+        for (std::int64_t lex = 0; lex < geom_.local_volume(); ++lex) {
+          int x[4];
+          geom_.local_coords(lex, x);
+          for (int mu = 0; mu < 4; ++mu)
+            for (int i = 0; i < 3; ++i)
+              for (int j = 0; j < 3; ++j) {
+                const Complex<double> p = u.at(x, mu).e[i][j], q = field_.at(x, mu).e[i][j];
+                if (p.re != double(float(q.re)) || p.im != double(float(q.im))) ++bad;
+              }
+        }
+        EXPECT_EQ(bad, 0);
+        EXPECT_NEAR(info.plaquette, plaquette(field_), 1e-6);
+      }
+      EXPECT_NEAR(info.link_trace, link_trace(u), 1e-15);
+    }
+}
+
+TEST_F(GaugeMilc, CorruptedByteFailsTheChecksum) {
+  for (const int bits : {32, 64}) {
+    Bytes b = milc_bytes(field_, bits, false);
+    b[96 + 1000] ^= 0x01;  // a low mantissa bit: still SU(3) to 1e-5, only the checksum sees it
+    const std::string path = write("corrupt.milc", b);
+    HostGauge u(geom_);
+    expect_input_error([&] { io::read_milc(path, u, nullptr, comm_); }, path, "checksum");
+  }
+  // A corrupted checksum word in the header, too.
+  Bytes c = milc_bytes(field_, 32, true);
+  c[91] ^= 0x80;
+  const std::string path = write("corrupt_sum.milc", c);
+  HostGauge u(geom_);
+  expect_input_error([&] { io::read_milc(path, u, nullptr, comm_); }, path, "checksum");
+}
+
+TEST_F(GaugeMilc, BadFilesAreRefused) {
+  HostGauge u(geom_);
+  const Bytes good = milc_bytes(field_, 32, false);
+  Bytes b = good;
+  b.resize(b.size() - 8);
+  const std::string shorter = write("short.milc", b);
+  expect_input_error([&] { io::read_milc(shorter, u, nullptr, comm_); }, shorter, "truncated");
+  const std::string header_only = write("header.milc", Bytes(good.begin(), good.begin() + 50));
+  expect_input_error([&] { io::read_milc(header_only, u, nullptr, comm_); }, header_only, "truncated");
+  b = good;
+  b.resize(b.size() + 4);
+  const std::string longer = write("long.milc", b);
+  expect_input_error([&] { io::read_milc(longer, u, nullptr, comm_); }, longer, "matches neither");
+  b = good;
+  b[0] ^= 0xff;
+  const std::string magic = write("magic.milc", b);
+  expect_input_error([&] { io::read_milc(magic, u, nullptr, comm_); }, magic, "magic");
+  b = good;
+  b[84] = 1;  // order = 1 (node-dump order), little-endian
+  const std::string order = write("order.milc", b);
+  expect_input_error([&] { io::read_milc(order, u, nullptr, comm_); }, order, "site order 1");
+  const Geometry other = Geometry::single_rank({4, 2, 8, 6});
+  HostGauge v(other);
+  const std::string path = write("cnfg.milc", good);
+  expect_input_error([&] { io::read_milc(path, v, nullptr, comm_); }, path, "extents");
+  expect_input_error([&] { io::read_milc(dir_ + "/missing.milc", u, nullptr, comm_); }, dir_ + "/missing.milc",
+                     "cannot open");
+}
+
+TEST_F(GaugeMilc, InspectAndDetection) {
+  const std::string milc_le = write("le.milc", milc_bytes(field_, 64, false));
+  const std::string milc_be = write("be.milc", milc_bytes(field_, 32, true));
+  const std::string oq = write("cnfg.oqcd", openqcd_bytes(field_, 3.0 * plaquette(field_)));
+  EXPECT_TRUE(io::looks_like_milc(milc_le));
+  EXPECT_TRUE(io::looks_like_milc(milc_be));
+  EXPECT_FALSE(io::looks_like_milc(oq));
+  EXPECT_FALSE(io::looks_like_milc(dir_ + "/missing"));
+  const io::GaugeFileInfo info = io::inspect_milc(milc_be);
+  EXPECT_EQ(info.extents, kExtents);
+  EXPECT_EQ(info.precision_bits, 32);
+  EXPECT_EQ(info.checksum, "ok");
+  EXPECT_EQ(io::detect_gauge_format(milc_le), io::GaugeFormat::Milc);
+  EXPECT_EQ(io::detect_gauge_format(milc_be), io::GaugeFormat::Milc);
+  HostGauge u(geom_);
+  EXPECT_EQ(io::read_gauge_file(milc_le, io::GaugeFormat::Auto, u, nullptr, comm_).precision_bits, 64);
+  expect_identical(u, field_);
+}
+
+}  // namespace
+}  // namespace emprism
