@@ -473,7 +473,8 @@ TEST(Config, FirstErrorInDocumentOrderIsReported) {
 TEST(Config, GaugeSourceChoiceChecked) {
   const std::string text = with_extra("[gauge]\nsource = \"randm\"\n").text();
   EXPECT_THROW(parse(text), InputError);
-  EXPECT_EQ(error_of(text), "gauge.source: must be one of 'unit', 'random', got 'randm' (did you mean 'random'?)");
+  EXPECT_EQ(error_of(text),
+            "gauge.source: must be one of 'unit', 'random', 'file', 'heatbath', got 'randm' (did you mean 'random'?)");
 }
 
 TEST(Config, GaugeWidthOutsideUnitIntervalRejected) {
@@ -726,6 +727,51 @@ TEST(Config, OutputFieldsDefaultsToTrueAndIsChecked) {
   EXPECT_FALSE(parse(in.text()).output.fields);
   in.output = "file = \"out.h5\"\nfields = 0\n";
   EXPECT_TRUE(starts_with(error_of(in.text()), "output.fields: expected a boolean, got integer"));
+}
+
+TEST(Config, GaugeFileNeedsAReadableFile) {
+  EXPECT_TRUE(
+      starts_with(error_of(with_extra("[gauge]\nsource = \"file\"\n").text()), "gauge.file: required key is missing"));
+  EXPECT_TRUE(starts_with(error_of(with_extra("[gauge]\nsource = \"file\"\nfile = \"/no/such.cfg\"\n").text()),
+                          "gauge.file: cannot read '/no/such.cfg'"));
+  const Config c =
+      parse(with_extra("[gauge]\nsource = \"file\"\nfile = \"" + kExamples + "quickstart.toml\"\nformat = \"nersc\"\n")
+                .text());
+  EXPECT_EQ(c.gauge.source, GaugeSource::File);
+  EXPECT_EQ(c.gauge.format, GaugeFileFormat::Nersc);
+}
+
+TEST(Config, GaugeKeysOfAnotherSourceAreErrors) {
+  EXPECT_TRUE(starts_with(error_of(with_extra("[gauge]\nsource = \"random\"\nbeta = 6.0\n").text()),
+                          "gauge.beta: only for gauge.source = \"heatbath\""));
+  EXPECT_TRUE(starts_with(error_of(with_extra("[gauge]\nformat = \"ildg\"\n").text()),
+                          "gauge.format: only for gauge.source = \"file\""));
+}
+
+TEST(Config, HeatbathKeysChecked) {
+  const Config c =
+      parse(with_extra("[gauge]\nsource = \"heatbath\"\nbeta = 5.7\nsweeps = 20\nor_per_sweep = 2\n").text());
+  EXPECT_DOUBLE_EQ(c.gauge.beta, 5.7);
+  EXPECT_EQ(c.gauge.sweeps, 20);
+  EXPECT_EQ(c.gauge.or_per_sweep, 2);
+  EXPECT_TRUE(starts_with(error_of(with_extra("[gauge]\nsource = \"heatbath\"\nbeta = 0\n").text()),
+                          "gauge.beta: must be > 0"));
+}
+
+TEST(Config, GenerateNeedsHeatbathAndMakesSolvesOptional) {
+  Input in;
+  in.extra = "[gauge]\nsource = \"heatbath\"\n[generate]\ncount = 3\nevery = 5\nformat = \"nersc\"\n";
+  in.solves = "";
+  const Config c = parse(in.text());
+  EXPECT_TRUE(c.generate.enabled);
+  EXPECT_EQ(c.generate.count, 3);
+  EXPECT_EQ(c.generate.every, 5);
+  EXPECT_EQ(c.generate.format, GaugeFileFormat::Nersc);
+  EXPECT_TRUE(c.solves.empty());
+  in.extra = "[generate]\ncount = 3\n";
+  EXPECT_TRUE(starts_with(error_of(in.text()), "generate: needs gauge.source = \"heatbath\""));
+  in.extra = "";
+  EXPECT_TRUE(starts_with(error_of(in.text()), "solve: required key is missing"));
 }
 
 }  // namespace
