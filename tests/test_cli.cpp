@@ -787,4 +787,43 @@ TEST(Cli, SameInputTwiceGivesBitwiseIdenticalSolutions) {
   }
 }
 
+// The gauge chain through the program: a heatbath ensemble written as NERSC files (plaquette logged per sweep),
+// gauge-info on one of them (checksum ok), and a solve on it read back with source = "file".
+TEST(Cli, HeatbathEnsembleIsWrittenCheckedAndSolvedOn) {
+  TempDir dir;
+  write_file(dir.file("gen.toml"),
+             "[lattice]\nextents = [4, 4, 4, 4]\n[gauge]\nsource = \"heatbath\"\nbeta = 6.0\nsweeps = 3\nseed = 9\n"
+             "[generate]\ncount = 2\nevery = 2\nformat = \"nersc\"\nprefix = \"ens\"\n"
+             "[dirac]\nkappa = 0.12\n[output]\nfile = \"" +
+                 dir.file("gen.h5") + "\"\n[metrics]\npeak = false\n");
+  const RunResult gen = run_program(dir, {"gen.toml"});
+  ASSERT_EQ(gen.exit_code, 0) << describe(gen);
+  EXPECT_NE(gen.out.find("heatbath sweep     7: plaquette"), std::string::npos) << gen.out;
+  ASSERT_TRUE(fs::exists(dir.file("ens_000005.nersc")));
+  ASSERT_TRUE(fs::exists(dir.file("ens_000007.nersc")));
+
+  const RunResult info = run_program(dir, {"gauge-info", "ens_000007.nersc"});
+  ASSERT_EQ(info.exit_code, 0) << describe(info);
+  EXPECT_NE(info.out.find("\"format\": \"nersc\""), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("\"checksum\": \"ok\""), std::string::npos) << info.out;
+
+  write_file(dir.file("solve.toml"),
+             "[lattice]\nextents = [4, 4, 4, 4]\n[gauge]\nsource = \"file\"\nfile = \"ens_000007.nersc\"\n"
+             "[dirac]\nkappa = 0.12\ncsw = 1.0\n[solver]\nprecision = \"double\"\ntol = 1e-10\n[output]\nfile = \"" +
+                 dir.file("s.h5") + "\"\n[metrics]\npeak = false\n[[solve]]\nname = \"p\"\ntype = \"point\"\n");
+  const RunResult solve = run_program(dir, {"solve.toml"});
+  ASSERT_EQ(solve.exit_code, 0) << describe(solve);
+  H5File f(dir.file("s.h5"));
+  EXPECT_EQ(attr_bool(f.id(), "/solves/p", "converged"), 1);
+  EXPECT_LE(attr_double(f.id(), "/solves/p", "true_residual"), 1e-10);
+}
+
+TEST(Cli, GaugeInfoOnAFileOfNoKnownFormatExitsTwo) {
+  TempDir dir;
+  write_file(dir.file("junk.cfg"), "this is not a gauge configuration\n");
+  const RunResult r = run_program(dir, {"gauge-info", "junk.cfg"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_NE(r.err.find("junk.cfg"), std::string::npos) << r.err;
+}
+
 }  // namespace
