@@ -22,6 +22,9 @@ constexpr double kTwoPi = 6.283185307179586476925286766559;
 // exp(alpha (x0 - 1)) (acceptance > e^-2alpha); above it by Kennedy-Pendleton (acceptance > ~0.6). Both are exact.
 constexpr double kKpMinAlpha = 1.5;
 constexpr std::uint32_t kMaxAttempts = 0xffffu;
+// Blocks of fewer sites run on one thread: a block is then ~1 ms of work, and the barrier of a parallel region per
+// block costs more than it saves, badly so on an oversubscribed machine (CI running tests side by side).
+constexpr int kMinSitesForThreads = 4096;
 
 // The SU(2) subgroups (rows/columns i, j).
 constexpr int kSub[3][2] = {{0, 1}, {1, 2}, {0, 2}};
@@ -170,7 +173,7 @@ template <typename F>
 void update_block(HostGauge& u, int mu, int parity, const ProcessGrid* grid, F&& f) {
   const Geometry& g = u.geometry();
   const int vh = g.half_volume();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (vh >= kMinSitesForThreads)
   for (int cb = 0; cb < vh; ++cb) {
     int x[4];
     g.arg().coords(cb, parity, x);
@@ -194,7 +197,7 @@ void overrelax_pass(HostGauge& u, const ProcessGrid* grid) {
 void reunitarise(HostGauge& u, const ProcessGrid* grid) {
   const Geometry& g = u.geometry();
   const std::int64_t vol = g.local_volume();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (vol >= 2 * kMinSitesForThreads)
   for (std::int64_t lex = 0; lex < vol; ++lex) {
     int x[4];
     g.local_coords(lex, x);

@@ -14,6 +14,7 @@
 //   index  = mu << 20 | subgroup << 16 | attempt (attempt 0: the SU(2) direction, 1..65535: accept/reject),
 // i.e. keyed by (seed, sweep, global site, mu, subgroup, attempt): the field after a sweep does not depend on
 // the process grid, the rank count or the thread count, bit for bit (all per-link arithmetic is identical).
+// Threads: OpenMP over the sites of a block when it has >= 4096 sites (local volume >= 8192), else one thread.
 // Who may call: heatbath_sweep, overrelax_sweep and thermalise are collective over the grid (halo exchange,
 // and thermalise's plaquette over comm); the halo of u need not be filled on entry (it is refreshed first).
 #pragma once
