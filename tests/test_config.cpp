@@ -76,7 +76,8 @@ const std::string kExamples = std::string(EMPRISM_SOURCE_DIR) + "/jobs/examples/
 TEST(Config, QuickstartExampleParses) {
   const Config c = load_config(kExamples + "quickstart.toml");
   EXPECT_EQ(c.lattice.extents, (std::array<int, 4>{8, 8, 8, 16}));
-  EXPECT_EQ(c.gauge.source, GaugeSource::Random);
+  EXPECT_EQ(c.gauge.source, GaugeSource::Heatbath);
+  EXPECT_DOUBLE_EQ(c.gauge.beta, 6.0);
   EXPECT_DOUBLE_EQ(c.dirac.kappa, 0.125);
   EXPECT_DOUBLE_EQ(c.dirac.csw, 1.0);
   EXPECT_EQ(c.output.file, "quickstart.h5");
