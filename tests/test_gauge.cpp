@@ -62,6 +62,16 @@ TEST(Gauge, PlaquetteMatchesReference) {
   EXPECT_NEAR(plaquette(u), ref::plaquette(kLat, gauge_to_natural(u)), 1e-14);
 }
 
+// U'_mu(x) = W(x) U_mu(x) W(x+mu)^dag with random W leaves the production plaquette unchanged.
+TEST(Gauge, PlaquetteIsUnchangedByARandomGaugeTransformation) {
+  const Geometry g = Geometry::single_rank(kLat);
+  const HostGauge u = make_random_gauge(g, 31, 0.6);
+  HostGauge v(g);
+  gauge_from_natural(ref::gauge_transform_links(kLat, gauge_to_natural(u), ref::random_gauge_transform(kLat, 32)), v);
+  EXPECT_GT(rel_diff(gauge_to_natural(v), gauge_to_natural(u)), 0.1);  // the links did change
+  EXPECT_NEAR(plaquette(v), plaquette(u), 1e-14);
+}
+
 TEST(Gauge, RandomFieldIsReproducibleFromSeed) {
   const Geometry g = Geometry::single_rank(kLat);
   const auto a = gauge_to_natural(make_random_gauge(g, 42, 0.7));
