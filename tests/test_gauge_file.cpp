@@ -418,7 +418,8 @@ TEST(GaugeFile, TruncatedFileIsAnError) {
     spit(f.path(), bytes);
     const Geometry g = Geometry::single_rank(ext);
     HostGauge u(g);
-    expect_input_error([&] { read_gauge_file(f.path(), fmt, u, nullptr, comm); }, f.path(), {"truncated"});
+    const GaugeFormat format = fmt;  // a structured binding cannot be captured in C++17 (clang/hipcc refuses)
+    expect_input_error([&] { read_gauge_file(f.path(), format, u, nullptr, comm); }, f.path(), {"truncated"});
     expect_input_error([&] { inspect_gauge_file(f.path()); }, f.path(), {"truncated"});
   }
   // A LIME file cut inside a record header.
