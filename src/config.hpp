@@ -16,8 +16,10 @@ namespace emprism {
 enum class Precision { Single, Double, Mixed };  // mixed: double outer residual, single CG
 enum class GaugeSource { Unit, Random, File, Heatbath };
 enum class GaugeFileFormat { Auto, Ildg, Nersc, OpenQcd, Milc };
-enum class SourceKind { Point, Random, PlaneWave };
+enum class SourceKind { Point, Random, PlaneWave, Propagator };
 enum class NoiseKind { Gaussian, Z2 };
+enum class QuarkSmearingKind { None, Wuppertal, Jacobi };
+enum class LinkSmearingKind { None, Ape, Stout };
 
 struct LatticeConfig {
   std::array<int, 4> extents{};  // global (Lx, Ly, Lz, Lt), each even and >= 2
@@ -72,6 +74,23 @@ struct SolverConfig {
   int max_iter = 10000;  // > 0, total CG iterations per solve including restarts
 };
 
+// Source smearing of a propagator (src/smearing.hpp): gauge-covariant smearing of the point source on its
+// timeslice, in the three spatial directions, with spatially APE- or stout-smeared links used for the smearing
+// only (the Dirac operator always sees the unsmeared links).
+//   wuppertal: psi <- (psi + alpha H psi) / (1 + 6 alpha), `steps` times              (weight = alpha > 0)
+//   jacobi:    psi <- psi_0 + kappa_s H psi, `steps` times (sum_n (kappa_s H)^n psi_0) (weight = kappa_s > 0)
+//   H psi(x) = sum_{i=x,y,z} [ V_i(x) psi(x+i) + V_i(x-i)^dag psi(x-i) ]  (V: smeared links, no boundary phases)
+//   ape:   V <- Proj_SU3[ (1 - alpha) V_i + (alpha / 4) sum_{j != i spatial} staples_ij ] (link_weight = alpha)
+//   stout: V <- exp(i Q) V_i, Q from rho * sum_{j != i spatial} staples_ij (Morningstar-Peardon; link_weight = rho)
+struct SmearingConfig {
+  QuarkSmearingKind kind = QuarkSmearingKind::None;
+  int steps = 0;      // > 0 when kind != None
+  double weight = 0;  // wuppertal alpha or jacobi kappa_s, > 0
+  LinkSmearingKind link_kind = LinkSmearingKind::None;
+  int link_steps = 0;      // >= 0
+  double link_weight = 0;  // ape alpha in (0, 1], stout rho > 0
+};
+
 struct SolveConfig {
   std::string name;  // unique, [A-Za-z0-9_.-]+; default "solve<i>"
   SourceKind kind = SourceKind::Point;
@@ -85,6 +104,11 @@ struct SolveConfig {
   // plane wave: psi(x) = exp(i p.x) eta, p_mu = (2 pi n_mu + theta_mu) / L_mu
   std::array<int, 4> momentum{0, 0, 0, 0};
   std::array<std::complex<double>, 12> spinor{};  // eta, index 3*spin + colour
+  // propagator: the 12 spin-colour solves of a point source at `site` (optionally smeared), contracted to meson
+  // two-point correlators (src/contractions.hpp) in `channels` at the spatial `momenta` (units of 2 pi / L).
+  SmearingConfig smearing;
+  std::vector<std::string> channels;                   // empty = all known channels
+  std::vector<std::array<int, 3>> momenta{{0, 0, 0}};  // always starts with (0, 0, 0)
   // per-solve overrides of [solver]
   std::optional<double> tol;
   std::optional<int> max_iter;
@@ -100,6 +124,9 @@ struct OutputConfig {
   // How distributed fields reach the file: collective parallel HDF5 (each rank writes its hyperslab; needs
   // HDF5 built with MPI), a gather through rank 0 one timeslice at a time, or auto (collective when available).
   OutputIo io = OutputIo::Auto;
+  // Continue an interrupted run: the solves already complete in the partial file <file>.partial (same physics
+  // input) are kept and skipped (io/h5_output.hpp).
+  bool resume = false;
 };
 
 struct LogConfig {
