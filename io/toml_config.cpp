@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/contractions.hpp"
 #include "src/errors.hpp"
 
 namespace emprism::io {
@@ -436,7 +437,7 @@ void read_solver(const Section& s, SolverConfig& out) {
 }
 
 void read_output(const Section& s, OutputConfig& out) {
-  s.reject_unknown({"file", "overwrite", "write_gauge", "fields", "io"});
+  s.reject_unknown({"file", "overwrite", "write_gauge", "fields", "io", "resume"});
   out.file = read_string(s.require("file"), s.key_path("file"));
   if (out.file.empty()) fail(s.key_path("file"), "must not be empty");
   if (out.file.find('\0') != std::string::npos) fail(s.key_path("file"), "must not contain a NUL character");
@@ -447,6 +448,7 @@ void read_output(const Section& s, OutputConfig& out) {
     out.io = read_choice<OutputIo>(
         *n, s.key_path("io"),
         {{"auto", OutputIo::Auto}, {"collective", OutputIo::Collective}, {"gather", OutputIo::Gather}});
+  if (const auto* n = s.get("resume")) out.resume = read_bool(*n, s.key_path("resume"));
 }
 
 void read_log(const Section& s, LogConfig& out) {
@@ -471,6 +473,18 @@ const KeyList kSolveCommonKeys = {"name", "type", "tol", "max_iter"};
 const KeyList kPointKeys = {"site", "spin", "colour"};
 const KeyList kRandomKeys = {"seed", "distribution"};
 const KeyList kPlaneWaveKeys = {"momentum", "spinor"};
+// "site" is shared with point (a key of both kinds is allowed for both).
+const KeyList kPropagatorKeys = {"site",
+                                 "channels",
+                                 "momenta",
+                                 "smearing",
+                                 "smearing_steps",
+                                 "smearing_weight",
+                                 "link_smearing",
+                                 "link_smearing_steps",
+                                 "link_smearing_weight"};
+constexpr SourceKind kAllKinds[] = {SourceKind::Point, SourceKind::Random, SourceKind::PlaneWave,
+                                    SourceKind::Propagator};
 
 std::string_view kind_name(SourceKind kind) {
   switch (kind) {
@@ -478,9 +492,12 @@ std::string_view kind_name(SourceKind kind) {
       return "point";
     case SourceKind::Random:
       return "random";
-    default:
+    case SourceKind::PlaneWave:
       return "plane_wave";
+    case SourceKind::Propagator:
+      break;
   }
+  return "propagator";
 }
 
 const KeyList& kind_keys(SourceKind kind) {
@@ -489,9 +506,12 @@ const KeyList& kind_keys(SourceKind kind) {
       return kPointKeys;
     case SourceKind::Random:
       return kRandomKeys;
-    default:
+    case SourceKind::PlaneWave:
       return kPlaneWaveKeys;
+    case SourceKind::Propagator:
+      break;
   }
+  return kPropagatorKeys;
 }
 
 // Keys of the solve's own type and the common ones are allowed; a key of another type says which type it belongs to.
@@ -501,7 +521,7 @@ void reject_unknown_solve_keys(const Section& s, SourceKind kind) {
   allowed.insert(allowed.end(), own.begin(), own.end());
   const toml::key* key = s.first_key_not_in(allowed);
   if (!key) return;
-  for (SourceKind other : {SourceKind::Point, SourceKind::Random, SourceKind::PlaneWave}) {
+  for (SourceKind other : kAllKinds) {
     const KeyList& keys = kind_keys(other);
     if (std::find(keys.begin(), keys.end(), key->str()) != keys.end())
       fail(s.key_path(key->str()), "not allowed for type '" + std::string(kind_name(kind)) + "' (it belongs to type '" +
@@ -520,7 +540,7 @@ bool valid_name(const std::string& name) {
   });
 }
 
-void read_point(const Section& s, const LatticeConfig& lattice, SolveConfig& out) {
+void read_site(const Section& s, const LatticeConfig& lattice, SolveConfig& out) {
   if (const auto* n = s.get("site")) {
     const std::string path = s.key_path("site");
     const auto site = read_int4(*n, path);
@@ -531,6 +551,10 @@ void read_point(const Section& s, const LatticeConfig& lattice, SolveConfig& out
       out.site[mu] = static_cast<int>(site[mu]);
     }
   }
+}
+
+void read_point(const Section& s, const LatticeConfig& lattice, SolveConfig& out) {
+  read_site(s, lattice, out);
   if (const auto* n = s.get("spin")) out.spin = read_int(*n, s.key_path("spin"), 0, 3);
   if (const auto* n = s.get("colour")) out.colour = read_int(*n, s.key_path("colour"), 0, 2);
 }
@@ -564,6 +588,94 @@ void read_plane_wave(const Section& s, SolveConfig& out) {
   if (all_zero) fail(path, "must not be all zero");
 }
 
+// channels: a non-empty array of distinct known channel names (src/contractions.hpp).
+std::vector<std::string> read_channels(const toml::node& node, const std::string& path) {
+  if (!node.is_array()) fail(path, "expected an array of channel names, got " + type_name(node));
+  const toml::array& array = *node.as_array();
+  if (array.empty()) fail(path, "must name at least one channel (leave the key out for all channels)");
+  KeyList known;
+  std::string listed;
+  for (const MesonChannel& c : meson_channels()) {
+    known.push_back(c.name);
+    listed += (listed.empty() ? "'" : ", '") + c.name + "'";
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const std::string p = element_path(path, i);
+    const std::string name = read_string(*array.get(i), p);
+    if (!find_meson_channel(name))
+      fail(p, "unknown channel " + quoted(name) + did_you_mean(name, known) + "; known: " + listed);
+    if (std::find(out.begin(), out.end(), name) != out.end()) fail(p, "channel " + quoted(name) + " is listed twice");
+    out.push_back(name);
+  }
+  return out;
+}
+
+// momenta: an array of [nx, ny, nz] integer triples (units of 2 pi / L), distinct; (0, 0, 0) always comes first.
+std::vector<std::array<int, 3>> read_momenta(const toml::node& node, const std::string& path) {
+  if (!node.is_array()) fail(path, "expected an array of [nx, ny, nz] integer triples, got " + type_name(node));
+  const toml::array& array = *node.as_array();
+  std::vector<std::array<int, 3>> out{{0, 0, 0}};
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const std::string p = element_path(path, i);
+    const toml::array& triple = read_array(*array.get(i), p, 3, "3 integers [nx, ny, nz]");
+    std::array<int, 3> n{};
+    for (std::size_t k = 0; k < 3; ++k) n[k] = read_int(*triple.get(k), element_path(p, k), -1000000, 1000000);
+    if (n == std::array<int, 3>{0, 0, 0}) continue;  // always computed
+    if (std::find(out.begin(), out.end(), n) != out.end())
+      fail(p, "momentum [" + std::to_string(n[0]) + ", " + std::to_string(n[1]) + ", " + std::to_string(n[2]) +
+                  "] is listed twice");
+    out.push_back(n);
+  }
+  return out;
+}
+
+void read_propagator(const Section& s, const LatticeConfig& lattice, SolveConfig& out) {
+  read_site(s, lattice, out);
+  if (const auto* n = s.get("channels")) {
+    out.channels = read_channels(*n, s.key_path("channels"));
+  } else {
+    for (const MesonChannel& c : meson_channels()) out.channels.push_back(c.name);
+  }
+  if (const auto* n = s.get("momenta")) out.momenta = read_momenta(*n, s.key_path("momenta"));
+
+  SmearingConfig& sm = out.smearing;
+  if (const auto* n = s.get("smearing"))
+    sm.kind = read_choice<QuarkSmearingKind>(*n, s.key_path("smearing"),
+                                             {{"none", QuarkSmearingKind::None},
+                                              {"wuppertal", QuarkSmearingKind::Wuppertal},
+                                              {"jacobi", QuarkSmearingKind::Jacobi}});
+  if (const auto* n = s.get("link_smearing"))
+    sm.link_kind = read_choice<LinkSmearingKind>(
+        *n, s.key_path("link_smearing"),
+        {{"none", LinkSmearingKind::None}, {"ape", LinkSmearingKind::Ape}, {"stout", LinkSmearingKind::Stout}});
+  // Keys of a smearing that is off would be silently ignored: errors.
+  if (sm.kind == QuarkSmearingKind::None) {
+    for (const char* key : {"smearing_steps", "smearing_weight"})
+      if (s.get(key)) fail(s.key_path(key), "only with smearing = \"wuppertal\" or \"jacobi\"");
+    if (sm.link_kind != LinkSmearingKind::None)
+      fail(s.key_path("link_smearing"),
+           "smeared links are used by the source smearing only; set smearing = \"wuppertal\" or \"jacobi\" too");
+  } else {
+    sm.steps = read_int(s.require("smearing_steps"), s.key_path("smearing_steps"), 1, 100000);
+    const std::string wpath = s.key_path("smearing_weight");
+    sm.weight = read_float(s.require("smearing_weight"), wpath);
+    if (!(sm.weight > 0.0)) fail(wpath, "must be > 0, got " + format_double(sm.weight));
+  }
+  if (sm.link_kind == LinkSmearingKind::None) {
+    for (const char* key : {"link_smearing_steps", "link_smearing_weight"})
+      if (s.get(key)) fail(s.key_path(key), "only with link_smearing = \"ape\" or \"stout\"");
+  } else {
+    sm.link_steps = read_int(s.require("link_smearing_steps"), s.key_path("link_smearing_steps"), 1, 100000);
+    const std::string wpath = s.key_path("link_smearing_weight");
+    sm.link_weight = read_float(s.require("link_smearing_weight"), wpath);
+    if (sm.link_kind == LinkSmearingKind::Ape && !(sm.link_weight > 0.0 && sm.link_weight <= 1.0))
+      fail(wpath, "APE alpha must be in (0, 1], got " + format_double(sm.link_weight));
+    if (sm.link_kind == LinkSmearingKind::Stout && !(sm.link_weight > 0.0))
+      fail(wpath, "stout rho must be > 0, got " + format_double(sm.link_weight));
+  }
+}
+
 struct NameUse {
   std::string name;
   bool is_default;
@@ -585,9 +697,11 @@ void read_solves(const toml::table& root, const LatticeConfig& lattice, bool opt
     const Section s(entry.as_table(), path);
     SolveConfig solve;
 
-    solve.kind = read_choice<SourceKind>(
-        s.require("type"), s.key_path("type"),
-        {{"point", SourceKind::Point}, {"random", SourceKind::Random}, {"plane_wave", SourceKind::PlaneWave}});
+    solve.kind = read_choice<SourceKind>(s.require("type"), s.key_path("type"),
+                                         {{"point", SourceKind::Point},
+                                          {"random", SourceKind::Random},
+                                          {"plane_wave", SourceKind::PlaneWave},
+                                          {"propagator", SourceKind::Propagator}});
     reject_unknown_solve_keys(s, solve.kind);
 
     const bool named = s.get("name") != nullptr;
@@ -623,6 +737,9 @@ void read_solves(const toml::table& root, const LatticeConfig& lattice, bool opt
         break;
       case SourceKind::PlaneWave:
         read_plane_wave(s, solve);
+        break;
+      case SourceKind::Propagator:
+        read_propagator(s, lattice, solve);
         break;
     }
     out.push_back(std::move(solve));
@@ -686,6 +803,188 @@ Config load_config(const std::string& path) {
   std::fclose(file);
   if (failed) throw cannot_read(read_errno != 0 ? read_errno : EIO);
   return parse_config(text, path);
+}
+
+namespace {
+
+std::string str(double v) { return format_double(v); }
+std::string str(int v) { return std::to_string(v); }
+std::string str(std::uint64_t v) { return std::to_string(v); }
+std::string str(bool v) { return v ? "true" : "false"; }
+std::string str(const std::string& v) { return "\"" + printable(v) + "\""; }
+template <typename T, std::size_t N>
+std::string str(const std::array<T, N>& a) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < N; ++i) out += (i ? ", " : "") + str(a[i]);
+  return out + "]";
+}
+
+const char* precision_text(Precision p) {
+  switch (p) {
+    case Precision::Single:
+      return "single";
+    case Precision::Double:
+      return "double";
+    case Precision::Mixed:
+      break;
+  }
+  return "mixed";
+}
+
+const char* gauge_source_text(GaugeSource s) {
+  switch (s) {
+    case GaugeSource::Unit:
+      return "unit";
+    case GaugeSource::Random:
+      return "random";
+    case GaugeSource::File:
+      return "file";
+    case GaugeSource::Heatbath:
+      break;
+  }
+  return "heatbath";
+}
+
+const char* file_format_text(GaugeFileFormat f) {
+  switch (f) {
+    case GaugeFileFormat::Auto:
+      return "auto";
+    case GaugeFileFormat::Ildg:
+      return "ildg";
+    case GaugeFileFormat::Nersc:
+      return "nersc";
+    case GaugeFileFormat::OpenQcd:
+      return "openqcd";
+    case GaugeFileFormat::Milc:
+      break;
+  }
+  return "milc";
+}
+
+const char* quark_smearing_text(QuarkSmearingKind k) {
+  switch (k) {
+    case QuarkSmearingKind::None:
+      return "none";
+    case QuarkSmearingKind::Wuppertal:
+      return "wuppertal";
+    case QuarkSmearingKind::Jacobi:
+      break;
+  }
+  return "jacobi";
+}
+
+const char* link_smearing_text(LinkSmearingKind k) {
+  switch (k) {
+    case LinkSmearingKind::None:
+      return "none";
+    case LinkSmearingKind::Ape:
+      return "ape";
+    case LinkSmearingKind::Stout:
+      break;
+  }
+  return "stout";
+}
+
+}  // namespace
+
+std::string physics_inputs(const Config& c) {
+  std::string out;
+  auto line = [&](const std::string& key, const std::string& value) { out += key + " = " + value + "\n"; };
+  line("lattice.extents", str(c.lattice.extents));
+  const GaugeConfig& g = c.gauge;
+  line("gauge.source", str(std::string(gauge_source_text(g.source))));
+  switch (g.source) {
+    case GaugeSource::Random:
+      line("gauge.width", str(g.width));
+      line("gauge.seed", str(g.seed));
+      break;
+    case GaugeSource::File:
+      line("gauge.file", str(g.file));
+      line("gauge.format", str(std::string(file_format_text(g.format))));
+      break;
+    case GaugeSource::Heatbath:
+      line("gauge.beta", str(g.beta));
+      line("gauge.sweeps", str(g.sweeps));
+      line("gauge.or_per_sweep", str(g.or_per_sweep));
+      line("gauge.seed", str(g.seed));
+      break;
+    case GaugeSource::Unit:
+      break;
+  }
+  if (c.generate.enabled) {
+    line("generate.count", str(c.generate.count));
+    line("generate.every", str(c.generate.every));
+    line("generate.format", str(std::string(file_format_text(c.generate.format))));
+    line("generate.prefix", str(c.generate.prefix));
+  }
+  line("dirac.kappa", str(c.dirac.kappa));
+  line("dirac.csw", str(c.dirac.csw));
+  line("dirac.theta_over_pi", str(c.dirac.theta_over_pi));
+  line("solver.precision", str(std::string(precision_text(c.solver.precision))));
+  line("solver.tol", str(c.solver.tol));
+  line("solver.max_iter", str(c.solver.max_iter));
+  line("output.fields", str(c.output.fields));
+  line("output.write_gauge", str(c.output.write_gauge));
+  for (std::size_t i = 0; i < c.solves.size(); ++i) {
+    const SolveConfig& s = c.solves[i];
+    const std::string p = element_path("solve", i) + ".";
+    line(p + "name", str(s.name));
+    line(p + "type", str(std::string(kind_name(s.kind))));
+    if (s.tol) line(p + "tol", str(*s.tol));
+    if (s.max_iter) line(p + "max_iter", str(*s.max_iter));
+    switch (s.kind) {
+      case SourceKind::Point:
+        line(p + "site", str(s.site));
+        line(p + "spin", str(s.spin));
+        line(p + "colour", str(s.colour));
+        break;
+      case SourceKind::Random:
+        line(p + "seed", str(s.seed));
+        line(p + "distribution", str(std::string(s.noise == NoiseKind::Z2 ? "z2" : "gaussian")));
+        break;
+      case SourceKind::PlaneWave: {
+        line(p + "momentum", str(s.momentum));
+        std::string spinor = "[";
+        for (std::size_t k = 0; k < 12; ++k)
+          spinor += (k ? ", [" : "[") + str(s.spinor[k].real()) + ", " + str(s.spinor[k].imag()) + "]";
+        line(p + "spinor", spinor + "]");
+        break;
+      }
+      case SourceKind::Propagator: {
+        line(p + "site", str(s.site));
+        std::string channels = "[";
+        for (std::size_t k = 0; k < s.channels.size(); ++k) channels += (k ? ", " : "") + str(s.channels[k]);
+        line(p + "channels", channels + "]");
+        std::string momenta = "[";
+        for (std::size_t k = 0; k < s.momenta.size(); ++k) momenta += (k ? ", " : "") + str(s.momenta[k]);
+        line(p + "momenta", momenta + "]");
+        const SmearingConfig& sm = s.smearing;
+        line(p + "smearing", str(std::string(quark_smearing_text(sm.kind))));
+        if (sm.kind != QuarkSmearingKind::None) {
+          line(p + "smearing_steps", str(sm.steps));
+          line(p + "smearing_weight", str(sm.weight));
+        }
+        line(p + "link_smearing", str(std::string(link_smearing_text(sm.link_kind))));
+        if (sm.link_kind != LinkSmearingKind::None) {
+          line(p + "link_smearing_steps", str(sm.link_steps));
+          line(p + "link_smearing_weight", str(sm.link_weight));
+        }
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::string text_hash(const std::string& text) {
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a offset basis
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;  // FNV prime
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
 }
 
 }  // namespace emprism::io

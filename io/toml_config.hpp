@@ -24,4 +24,14 @@ Config parse_config(std::string_view toml_text, const std::string& origin_path);
 // InputError("<path>: cannot read input file: <reason>").
 Config load_config(const std::string& path);
 
+// The inputs that decide the content of the output file, as canonical text: one "key = value" line each, in a fixed
+// order, with defaults filled in and numbers in shortest round-trip form, so that formatting, comments and key order
+// of the TOML file do not matter. Left out: what does not change the physics or the stored data (lattice.procs,
+// [comm], [log], [metrics], output.file, output.overwrite, output.io, output.resume). A resumed run must have
+// exactly the same text as the run that wrote the partial file (io/h5_output.hpp). Pure function.
+std::string physics_inputs(const Config& config);
+
+// 64-bit FNV-1a hash of text as 16 lowercase hex digits (the file's input_hash attribute).
+std::string text_hash(const std::string& text);
+
 }  // namespace emprism::io

@@ -15,6 +15,8 @@ const char* source_kind_name(SourceKind k) {
       return "random";
     case SourceKind::PlaneWave:
       return "plane_wave";
+    case SourceKind::Propagator:
+      return "propagator";
   }
   return "unknown";
 }
@@ -28,7 +30,8 @@ std::vector<std::complex<double>> make_source(const Geometry& g, const SolveConf
     g.local_coords(lex, x);
     std::complex<double>* s = &src[static_cast<std::size_t>(lex * 12)];
     switch (solve.kind) {
-      case SourceKind::Point: {
+      case SourceKind::Point:
+      case SourceKind::Propagator: {  // one column of the propagator: its spin and colour are set by the caller
         bool here = true;
         for (int mu = 0; mu < 4; ++mu) here = here && (g.origin()[mu] + x[mu] == solve.site[mu]);
         if (here) s[solve.spin * 3 + solve.colour] = 1.0;

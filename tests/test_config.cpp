@@ -58,6 +58,12 @@ Input with_extra(const std::string& extra) {
   return in;
 }
 
+Input with_output(const std::string& output) {
+  Input in;
+  in.output = output;
+  return in;
+}
+
 Input with_solves(const std::string& solves) {
   Input in;
   in.solves = solves;
@@ -81,11 +87,13 @@ TEST(Config, QuickstartExampleParses) {
   EXPECT_DOUBLE_EQ(c.dirac.kappa, 0.125);
   EXPECT_DOUBLE_EQ(c.dirac.csw, 1.0);
   EXPECT_EQ(c.output.file, "quickstart.h5");
-  ASSERT_EQ(c.solves.size(), 2u);
+  ASSERT_EQ(c.solves.size(), 3u);
   EXPECT_EQ(c.solves[0].name, "point_origin");
   EXPECT_EQ(c.solves[0].kind, SourceKind::Point);
   EXPECT_EQ(c.solves[1].kind, SourceKind::Random);
   EXPECT_EQ(c.solves[1].noise, NoiseKind::Z2);
+  EXPECT_EQ(c.solves[2].kind, SourceKind::Propagator);
+  EXPECT_EQ(c.solves[2].smearing.kind, QuarkSmearingKind::Wuppertal);
 }
 
 TEST(Config, FullReferenceExampleSetsEverySectionKey) {
@@ -106,6 +114,7 @@ TEST(Config, FullReferenceExampleSetsEverySectionKey) {
   EXPECT_TRUE(c.output.overwrite);
   EXPECT_TRUE(c.output.write_gauge);
   EXPECT_EQ(c.output.io, OutputIo::Gather);
+  EXPECT_TRUE(c.output.resume);
   EXPECT_EQ(c.log.level, "debug");
   EXPECT_EQ(c.log.progress_every, 100);
   EXPECT_TRUE(c.log.per_rank);
@@ -114,7 +123,7 @@ TEST(Config, FullReferenceExampleSetsEverySectionKey) {
 
 TEST(Config, FullReferenceExampleSetsEverySolveKey) {
   const Config c = load_config(kExamples + "full_reference.toml");
-  ASSERT_EQ(c.solves.size(), 3u);
+  ASSERT_EQ(c.solves.size(), 4u);
   const SolveConfig& point = c.solves[0];
   EXPECT_EQ(point.name, "point_origin");
   EXPECT_EQ(point.kind, SourceKind::Point);
@@ -136,6 +145,18 @@ TEST(Config, FullReferenceExampleSetsEverySolveKey) {
   EXPECT_EQ(wave.spinor[3 * 1 + 1], std::complex<double>(0.0, 0.5));
   EXPECT_EQ(wave.spinor[3 * 2 + 2], std::complex<double>(-1.0, 0.0));
   EXPECT_EQ(wave.spinor[11], std::complex<double>(0.25, 0.25));
+  const SolveConfig& prop = c.solves[3];
+  EXPECT_EQ(prop.name, "pion.smeared");
+  EXPECT_EQ(prop.kind, SourceKind::Propagator);
+  EXPECT_EQ(prop.site, (std::array<int, 4>{0, 0, 0, 8}));
+  EXPECT_EQ(prop.channels, (std::vector<std::string>{"pion", "axial", "rho", "a0"}));
+  EXPECT_EQ(prop.momenta, (std::vector<std::array<int, 3>>{{0, 0, 0}, {1, 0, 0}, {0, 1, 1}}));
+  EXPECT_EQ(prop.smearing.kind, QuarkSmearingKind::Wuppertal);
+  EXPECT_EQ(prop.smearing.steps, 30);
+  EXPECT_DOUBLE_EQ(prop.smearing.weight, 0.25);
+  EXPECT_EQ(prop.smearing.link_kind, LinkSmearingKind::Ape);
+  EXPECT_EQ(prop.smearing.link_steps, 10);
+  EXPECT_DOUBLE_EQ(prop.smearing.link_weight, 0.5);
 }
 
 TEST(Config, MinimalInputTakesDefaults) {
@@ -153,6 +174,7 @@ TEST(Config, MinimalInputTakesDefaults) {
   EXPECT_FALSE(c.output.overwrite);
   EXPECT_FALSE(c.output.write_gauge);
   EXPECT_EQ(c.output.io, OutputIo::Auto);
+  EXPECT_FALSE(c.output.resume);
   EXPECT_EQ(c.log.level, "info");
   EXPECT_EQ(c.log.progress_every, 50);
   EXPECT_FALSE(c.log.per_rank);
@@ -605,7 +627,8 @@ TEST(Config, SolveTypeRequired) {
 TEST(Config, SolveTypeChoiceChecked) {
   const std::string text = with_solves("[[solve]]\ntype = \"wall\"\n").text();
   EXPECT_THROW(parse(text), InputError);
-  EXPECT_TRUE(starts_with(error_of(text), "solve[0].type: must be one of 'point', 'random', 'plane_wave', got 'wall'"));
+  EXPECT_TRUE(starts_with(error_of(text),
+                          "solve[0].type: must be one of 'point', 'random', 'plane_wave', 'propagator', got 'wall'"));
 }
 
 TEST(Config, DuplicateSolveNameRejected) {
@@ -773,6 +796,140 @@ TEST(Config, GenerateNeedsHeatbathAndMakesSolvesOptional) {
   EXPECT_TRUE(starts_with(error_of(in.text()), "generate: needs gauge.source = \"heatbath\""));
   in.extra = "";
   EXPECT_TRUE(starts_with(error_of(in.text()), "solve: required key is missing"));
+}
+
+// ---- propagator solves ----
+
+TEST(Config, PropagatorDefaultsToAllChannelsZeroMomentumAndNoSmearing) {
+  const Config c = parse(with_solves("[[solve]]\ntype = \"propagator\"\nsite = [1, 2, 3, 4]\n").text());
+  ASSERT_EQ(c.solves.size(), 1u);
+  const SolveConfig& s = c.solves[0];
+  EXPECT_EQ(s.kind, SourceKind::Propagator);
+  EXPECT_EQ(s.site, (std::array<int, 4>{1, 2, 3, 4}));
+  EXPECT_EQ(s.channels, (std::vector<std::string>{"pion", "axial", "axial_axial", "rho", "rho_t", "a0", "a1"}));
+  EXPECT_EQ(s.momenta, (std::vector<std::array<int, 3>>{{0, 0, 0}}));
+  EXPECT_EQ(s.smearing.kind, QuarkSmearingKind::None);
+  EXPECT_EQ(s.smearing.link_kind, LinkSmearingKind::None);
+}
+
+TEST(Config, PropagatorZeroMomentumIsNotRepeated) {
+  const Config c = parse(with_solves("[[solve]]\ntype = \"propagator\"\nmomenta = [[0, 0, 0], [-1, 0, 2]]\n").text());
+  EXPECT_EQ(c.solves[0].momenta, (std::vector<std::array<int, 3>>{{0, 0, 0}, {-1, 0, 2}}));
+}
+
+TEST(Config, PropagatorUnknownChannelRejectedWithSuggestion) {
+  EXPECT_TRUE(
+      starts_with(error_of(with_solves("[[solve]]\ntype = \"propagator\"\nchannels = [\"pion\", \"rh0\"]\n").text()),
+                  "solve[0].channels[1]: unknown channel 'rh0' (did you mean 'rho'?); known: 'pion'"));
+}
+
+TEST(Config, PropagatorDuplicateOrEmptyChannelsRejected) {
+  EXPECT_TRUE(
+      starts_with(error_of(with_solves("[[solve]]\ntype = \"propagator\"\nchannels = [\"a0\", \"a0\"]\n").text()),
+                  "solve[0].channels[1]: channel 'a0' is listed twice"));
+  EXPECT_TRUE(starts_with(error_of(with_solves("[[solve]]\ntype = \"propagator\"\nchannels = []\n").text()),
+                          "solve[0].channels: must name at least one channel"));
+}
+
+TEST(Config, PropagatorMomentaMustBeDistinctIntegerTriples) {
+  EXPECT_TRUE(starts_with(error_of(with_solves("[[solve]]\ntype = \"propagator\"\nmomenta = [[1, 0]]\n").text()),
+                          "solve[0].momenta[0]: expected an array of 3 integers [nx, ny, nz], got 2 elements"));
+  EXPECT_TRUE(
+      starts_with(error_of(with_solves("[[solve]]\ntype = \"propagator\"\nmomenta = [[1, 0, 0], [1, 0, 0]]\n").text()),
+                  "solve[0].momenta[1]: momentum [1, 0, 0] is listed twice"));
+  EXPECT_TRUE(starts_with(error_of(with_solves("[[solve]]\ntype = \"propagator\"\nmomenta = [1, 0, 0]\n").text()),
+                          "solve[0].momenta[0]: expected an array of 3 integers"));
+}
+
+TEST(Config, PropagatorSmearingNeedsStepsAndWeight) {
+  const std::string head = "[[solve]]\ntype = \"propagator\"\nsmearing = \"jacobi\"\n";
+  EXPECT_TRUE(starts_with(error_of(with_solves(head + "smearing_weight = 0.1\n").text()),
+                          "solve[0].smearing_steps: required key is missing"));
+  EXPECT_TRUE(starts_with(error_of(with_solves(head + "smearing_steps = 0\nsmearing_weight = 0.1\n").text()),
+                          "solve[0].smearing_steps: must be in 1..100000, got 0"));
+  EXPECT_TRUE(starts_with(error_of(with_solves(head + "smearing_steps = 5\nsmearing_weight = -0.1\n").text()),
+                          "solve[0].smearing_weight: must be > 0, got -0.1"));
+  const Config c = parse(with_solves(head + "smearing_steps = 5\nsmearing_weight = 0.1\n").text());
+  EXPECT_EQ(c.solves[0].smearing.kind, QuarkSmearingKind::Jacobi);
+  EXPECT_EQ(c.solves[0].smearing.steps, 5);
+  EXPECT_DOUBLE_EQ(c.solves[0].smearing.weight, 0.1);
+}
+
+TEST(Config, PropagatorSmearingKeysWithoutSmearingRejected) {
+  EXPECT_TRUE(starts_with(error_of(with_solves("[[solve]]\ntype = \"propagator\"\nsmearing_steps = 3\n").text()),
+                          "solve[0].smearing_steps: only with smearing = \"wuppertal\" or \"jacobi\""));
+  EXPECT_TRUE(starts_with(error_of(with_solves("[[solve]]\ntype = \"propagator\"\nlink_smearing = \"ape\"\n"
+                                               "link_smearing_steps = 2\nlink_smearing_weight = 0.5\n")
+                                       .text()),
+                          "solve[0].link_smearing: smeared links are used by the source smearing only"));
+}
+
+TEST(Config, PropagatorLinkSmearingWeightsChecked) {
+  const std::string head =
+      "[[solve]]\ntype = \"propagator\"\nsmearing = \"wuppertal\"\nsmearing_steps = 5\nsmearing_weight = 0.3\n"
+      "link_smearing_steps = 2\n";
+  EXPECT_TRUE(starts_with(error_of(with_solves(head + "link_smearing = \"ape\"\nlink_smearing_weight = 1.5\n").text()),
+                          "solve[0].link_smearing_weight: APE alpha must be in (0, 1], got 1.5"));
+  EXPECT_TRUE(starts_with(error_of(with_solves(head + "link_smearing = \"stout\"\nlink_smearing_weight = 0\n").text()),
+                          "solve[0].link_smearing_weight: stout rho must be > 0, got 0"));
+  EXPECT_TRUE(starts_with(error_of(with_solves(head + "link_smearing = \"hyp\"\nlink_smearing_weight = 0.1\n").text()),
+                          "solve[0].link_smearing: must be one of 'none', 'ape', 'stout', got 'hyp'"));
+  const Config c = parse(with_solves(head + "link_smearing = \"stout\"\nlink_smearing_weight = 0.1\n").text());
+  EXPECT_EQ(c.solves[0].smearing.link_kind, LinkSmearingKind::Stout);
+  EXPECT_EQ(c.solves[0].smearing.link_steps, 2);
+  EXPECT_DOUBLE_EQ(c.solves[0].smearing.link_weight, 0.1);
+}
+
+TEST(Config, PropagatorKeysOnOtherTypesNameTheirType) {
+  EXPECT_TRUE(starts_with(error_of(with_solves("[[solve]]\ntype = \"point\"\nchannels = [\"pion\"]\n").text()),
+                          "solve[0].channels: not allowed for type 'point' (it belongs to type 'propagator')"));
+  EXPECT_TRUE(starts_with(error_of(with_solves("[[solve]]\ntype = \"propagator\"\nspin = 1\n").text()),
+                          "solve[0].spin: not allowed for type 'propagator' (it belongs to type 'point')"));
+}
+
+TEST(Config, OutputResumeIsABoolean) {
+  EXPECT_TRUE(parse(with_output("file = \"o.h5\"\nresume = true\n").text()).output.resume);
+  EXPECT_TRUE(starts_with(error_of(with_output("file = \"o.h5\"\nresume = 1\n").text()),
+                          "output.resume: expected a boolean, got integer"));
+}
+
+// ---- the physics inputs of a run (what a resumed run must match) ----
+
+TEST(Config, PhysicsInputsIgnoreFormattingAndRunSettings) {
+  Input a;
+  a.dirac = "kappa = 0.125 # comment\ncsw = 1\n";
+  Input b;
+  b.dirac = "csw = 1.0\nkappa = 1.25e-1\n";
+  b.lattice = "extents = [4, 4, 4, 8]\nprocs = [1, 1, 1, 2]\n";
+  b.output = "file = \"elsewhere.h5\"\noverwrite = true\nresume = true\nio = \"gather\"\n";
+  b.extra = "[log]\nlevel = \"debug\"\n[metrics]\npeak = false\n[comm]\nforce_halo = [true, false, false, false]\n";
+  EXPECT_EQ(physics_inputs(parse(a.text())), physics_inputs(parse(b.text())));
+}
+
+TEST(Config, PhysicsInputsChangeWithThePhysics) {
+  const std::string base = physics_inputs(parse(Input{}.text()));
+  Input kappa;
+  kappa.dirac = "kappa = 0.124\n";
+  EXPECT_NE(physics_inputs(parse(kappa.text())), base);
+  EXPECT_NE(physics_inputs(parse(with_solves("[[solve]]\ntype = \"point\"\nspin = 1\n").text())), base);
+  EXPECT_NE(physics_inputs(parse(with_output("file = \"out.h5\"\nfields = false\n").text())), base);
+  EXPECT_NE(physics_inputs(parse(with_extra("[solver]\ntol = 1e-7\n").text())), base);
+  EXPECT_NE(physics_inputs(parse(with_extra("[gauge]\nsource = \"random\"\nseed = 2\n").text())),
+            physics_inputs(parse(with_extra("[gauge]\nsource = \"random\"\nseed = 3\n").text())));
+}
+
+TEST(Config, PhysicsInputsAreKeyValueLines) {
+  const std::string text = physics_inputs(parse(Input{}.text()));
+  EXPECT_NE(text.find("lattice.extents = [4, 4, 4, 8]\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("dirac.kappa = 0.125\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("solve[0].type = \"point\"\n"), std::string::npos) << text;
+}
+
+TEST(Config, TextHashIsFnv1a64) {
+  // Published FNV-1a 64-bit test vectors (Fowler, Noll, Vo).
+  EXPECT_EQ(text_hash(""), "cbf29ce484222325");
+  EXPECT_EQ(text_hash("a"), "af63dc4c8601ec8c");
+  EXPECT_EQ(text_hash("foobar"), "85944171f73967e8");
 }
 
 }  // namespace
