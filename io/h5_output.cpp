@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -188,6 +189,23 @@ void attr_int4(hid_t obj, const std::string& obj_path, const char* name, const s
   Hid space = simple_space({4}, file);
   const std::int32_t v[4] = {value[0], value[1], value[2], value[3]};
   write_attribute(obj, obj_path, name, H5T_STD_I32LE, H5T_NATIVE_INT32, space.get(), v, file);
+}
+
+// An integer attribute of shape dims (row-major values).
+void attr_ints(hid_t obj, const std::string& obj_path, const char* name, const std::vector<hsize_t>& dims,
+               const std::vector<std::int32_t>& values, const std::string& file) {
+  Hid space = simple_space(dims, file);
+  write_attribute(obj, obj_path, name, H5T_STD_I32LE, H5T_NATIVE_INT32, space.get(), values.data(), file);
+}
+
+// A one-dimensional array of variable-length strings (h5py reads a numpy array of str/bytes).
+void attr_strings(hid_t obj, const std::string& obj_path, const char* name, const std::vector<std::string>& values,
+                  const std::string& file) {
+  Hid type = Types(file).vlen_string();
+  Hid space = simple_space({values.size()}, file);
+  std::vector<const char*> p;
+  for (const std::string& v : values) p.push_back(v.c_str());
+  write_attribute(obj, obj_path, name, type.get(), type.get(), space.get(), p.data(), file);
 }
 
 void attr_bool(hid_t obj, const std::string& obj_path, const char* name, bool value, const std::string& file) {
@@ -387,17 +405,29 @@ std::vector<hsize_t> field_dims(const std::array<int, 4>& e, const std::vector<h
 }
 
 // One field dataset to fill: its shape per site and its HDF5 types.
+// A dataset may hold several fields along leading dimensions (the propagator: [4][3] columns before the lattice);
+// one write fills the field at index `at` of them.
 struct Field {
   std::string path;            // for messages
   std::vector<hsize_t> inner;  // {4, 3} or {4, 3, 3}
   hsize_t per_site = 0;        // product of inner
   bool single = false;         // float32 in the file (and in the messages), else float64
+  std::vector<hsize_t> lead;   // leading dimensions of the dataset ({} for one field, {4, 3} for a propagator)
+  std::vector<hsize_t> at;     // which field of them this write fills (same length as lead)
 };
 
 Field make_field(const std::string& path, std::vector<hsize_t> inner, bool single) {
-  Field f{path, std::move(inner), 1, single};
+  Field f{path, std::move(inner), 1, single, {}, {}};
   for (hsize_t d : f.inner) f.per_site *= d;
   return f;
+}
+
+// The hyperslab of one field's block: `start` and `count` of the lattice part, prefixed by the field's index.
+void select_block(hid_t space, const Field& f, std::vector<hsize_t> start, std::vector<hsize_t> count,
+                  const std::string& file, const std::string& what) {
+  start.insert(start.begin(), f.at.begin(), f.at.end());
+  count.insert(count.begin(), f.lead.size(), 1);
+  checked(H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr), file, what);
 }
 
 Hid complex_file_type(bool single, const std::string& file) {
@@ -410,7 +440,10 @@ Hid complex_mem_type(bool single, const std::string& file) {
 Hid create_field(hid_t loc, const std::string& loc_path, const std::string& name, const std::array<int, 4>& global,
                  const Field& f, const std::string& file) {
   Hid type = complex_file_type(f.single, file);
-  return create_dataset(loc, loc_path, name, type.get(), field_dims(global, f.inner), file);
+  std::vector<hsize_t> dims = f.lead;
+  const std::vector<hsize_t> lattice = field_dims(global, f.inner);
+  dims.insert(dims.end(), lattice.begin(), lattice.end());
+  return create_dataset(loc, loc_path, name, type.get(), dims, file);
 }
 
 template <typename T>
@@ -516,8 +549,7 @@ void gather_field(MPI_Comm comm, int rank, const std::vector<Block>& blocks, hid
       std::vector<hsize_t> start(4 + f.inner.size(), 0), count = field_dims(g, f.inner);
       start[0] = static_cast<hsize_t>(t);
       count[0] = 1;
-      checked(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr), file,
-              what);
+      select_block(fspace.get(), f, start, count, file, what);
       checked(H5Dwrite(dset, mem_type.get(), mspace.get(), fspace.get(), H5P_DEFAULT, buf.slice.data()), file, what);
     } catch (const std::exception& e) {
       err = e.what();
@@ -544,7 +576,7 @@ void write_field_collective(hid_t dset, const Block& mine, const Field& f, const
   std::vector<hsize_t> count = field_dims(mine.local, f.inner);
   start.resize(count.size(), 0);
   Hid fspace = checked(H5Dget_space(dset), H5Sclose, file, what);
-  checked(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr), file, what);
+  select_block(fspace.get(), f, start, count, file, what);
   Hid mspace = simple_space({n}, file);
   Hid mem_type = complex_mem_type(std::is_same_v<T, float>, file);
   Hid dxpl = collective_dxpl(file);
@@ -611,14 +643,6 @@ Hid rank_row_type(const std::string& file) {
   return t;
 }
 
-// "<dir>/.<basename>.tmp-<pid>" beside final_path.
-std::string temporary_name(const std::string& final_path, long pid) {
-  const fs::path p(final_path);
-  fs::path dir = p.parent_path();
-  if (dir.empty()) dir = ".";
-  return (dir / ("." + p.filename().string() + ".tmp-" + std::to_string(pid))).string();
-}
-
 // What a step ended with on this rank.
 enum FailureKind : int { kNone = 0, kRuntime = 1, kInput = 2 };
 
@@ -668,6 +692,182 @@ void check_output_path(const std::string& final_path, bool overwrite) {
   if (::access(dir.c_str(), W_OK | X_OK) != 0) throw InputError("output.file: directory '" + dir + "' is not writable");
 }
 
+std::string partial_path(const std::string& final_path) { return final_path + ".partial"; }
+
+namespace {
+
+// Reads a scalar attribute of `obj` if it exists (types converted by HDF5); false when absent.
+bool read_attr(hid_t obj, const char* name, hid_t mem_type, void* value) {
+  if (H5Aexists(obj, name) <= 0) return false;
+  Hid attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+  return attr.get() >= 0 && H5Aread(attr.get(), mem_type, value) >= 0;
+}
+
+bool read_attr_string(hid_t obj, const char* name, std::string& value) {
+  if (H5Aexists(obj, name) <= 0) return false;
+  Hid attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+  Hid type(H5Aget_type(attr.get()), H5Tclose);
+  if (attr.get() < 0 || type.get() < 0 || H5Tget_class(type.get()) != H5T_STRING) return false;
+  if (H5Tis_variable_str(type.get()) <= 0) return false;
+  Hid mem(H5Tcopy(type.get()), H5Tclose);  // the file's own string type (HDF5 converts no character sets)
+  char* text = nullptr;
+  if (H5Aread(attr.get(), mem.get(), &text) < 0) return false;
+  value = text ? text : "";
+  Hid space(H5Aget_space(attr.get()), H5Sclose);
+  H5Dvlen_reclaim(mem.get(), space.get(), H5P_DEFAULT, &text);
+  return true;
+}
+
+// "key = value" lines in order.
+std::vector<std::pair<std::string, std::string>> input_lines(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(pos, end - pos);
+    const std::size_t eq = line.find(" = ");
+    if (eq == std::string::npos) {
+      out.emplace_back(line, "");
+    } else {
+      out.emplace_back(line.substr(0, eq), line.substr(eq + 3));
+    }
+    pos = end + 1;
+  }
+  return out;
+}
+
+// Rank 0, before the file is opened for writing: copies the complete solves (/solves/<name> and /correlators/<name>)
+// of the partial file into a fresh file and renames it over the partial file. A solve whose objects cannot be copied
+// (damaged by the crash) is left out, to be solved again. Returns the solves kept.
+std::vector<CompleteSolve> carry_over(const std::string& partial, const std::vector<CompleteSolve>& solves,
+                                      const std::string& final_path) {
+  const std::string fresh = partial + ".new";
+  std::vector<CompleteSolve> kept;
+  {
+    Hid src = checked(H5Fopen(partial.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, final_path,
+                      "open the partial file '" + partial + "'");
+    Hid dst = checked(H5Fcreate(fresh.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, final_path,
+                      "create '" + fresh + "'");
+    Hid lcpl = checked(H5Pcreate(H5P_LINK_CREATE), H5Pclose, final_path, "create a link property list");
+    checked(H5Pset_create_intermediate_group(lcpl.get(), 1), final_path, "create a link property list");
+    for (const CompleteSolve& c : solves) {
+      bool ok = true;
+      for (const std::string group : {"/solves/", "/correlators/"}) {
+        const std::string path = group + c.name;
+        if (group == "/correlators/" && !(H5Lexists(src.get(), "/correlators", H5P_DEFAULT) > 0 &&
+                                          H5Lexists(src.get(), path.c_str(), H5P_DEFAULT) > 0)) {
+          continue;
+        }
+        ok = ok && H5Ocopy(src.get(), path.c_str(), dst.get(), path.c_str(), H5P_DEFAULT, lcpl.get()) >= 0;
+      }
+      if (ok) {
+        kept.push_back(c);
+      } else {
+        H5Eclear2(H5E_DEFAULT);
+        for (const std::string group : {"/solves/", "/correlators/"}) {  // no half-copied solve
+          const std::string path = group + c.name;
+          if (H5Lexists(dst.get(), group.substr(0, group.size() - 1).c_str(), H5P_DEFAULT) > 0 &&
+              H5Lexists(dst.get(), path.c_str(), H5P_DEFAULT) > 0) {
+            H5Ldelete(dst.get(), path.c_str(), H5P_DEFAULT);
+          }
+        }
+        H5Eclear2(H5E_DEFAULT);
+      }
+    }
+    checked(H5Fclose(dst.release()), final_path, "close '" + fresh + "'");
+  }
+  if (std::rename(fresh.c_str(), partial.c_str()) != 0) {
+    const int err = errno;
+    std::remove(fresh.c_str());
+    throw RuntimeFailure("HDF5 output '" + final_path + "': cannot rename '" + fresh + "' to '" + partial +
+                         "': " + std::strerror(err));
+  }
+  return kept;
+}
+
+}  // namespace
+
+RunState read_run_state(const std::string& path) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const std::string why = "cannot read '" + path + "'";
+  Hid file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (file.get() < 0) {
+    const std::string detail = hdf5_detail();
+    throw RuntimeFailure(why + (detail.empty() ? "" : " (" + detail + ")") + ": not a readable HDF5 file");
+  }
+  RunState state;
+  state.plaquette = std::nan("");
+  Hid root(H5Gopen2(file.get(), "/", H5P_DEFAULT), H5Gclose);
+  if (root.get() < 0) throw RuntimeFailure(why + ": no root group");
+  read_attr_string(root.get(), "physics_inputs", state.physics_inputs);
+  if (H5Lexists(file.get(), "/gauge", H5P_DEFAULT) > 0) {
+    Hid gauge(H5Gopen2(file.get(), "/gauge", H5P_DEFAULT), H5Gclose);
+    if (gauge.get() >= 0) read_attr(gauge.get(), "plaquette", H5T_NATIVE_DOUBLE, &state.plaquette);
+  }
+  if (H5Lexists(file.get(), "/solves", H5P_DEFAULT) > 0) {
+    Hid solves(H5Gopen2(file.get(), "/solves", H5P_DEFAULT), H5Gclose);
+    if (solves.get() < 0) throw RuntimeFailure(why + ": cannot open /solves");
+    std::vector<std::string> names;
+    H5Literate(
+        solves.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr,
+        [](hid_t, const char* name, const H5L_info_t*, void* data) -> herr_t {
+          static_cast<std::vector<std::string>*>(data)->push_back(name);
+          return 0;
+        },
+        &names);
+    for (const std::string& name : names) {
+      Hid g(H5Gopen2(solves.get(), name.c_str(), H5P_DEFAULT), H5Gclose);
+      if (g.get() < 0) continue;  // damaged: not complete
+      std::int8_t complete = 0, converged = 0;
+      if (!read_attr(g.get(), "complete", H5T_NATIVE_INT8, &complete) || complete != 1) continue;
+      read_attr(g.get(), "converged", H5T_NATIVE_INT8, &converged);
+      state.solves.push_back(CompleteSolve{name, converged == 1});
+    }
+  }
+  H5Eclear2(H5E_DEFAULT);
+  return state;
+}
+
+std::string input_difference(const std::string& in_file, const std::string& here) {
+  if (in_file == here) return "";
+  const auto a = input_lines(in_file), b = input_lines(here);
+  for (const auto& [key, value] : b) {
+    const auto it = std::find_if(a.begin(), a.end(), [&](const auto& kv) { return kv.first == key; });
+    if (it == a.end()) return key + " = " + value + " here is not in the file's input";
+    if (it->second != value) return key + " is " + value + " here but " + it->second + " in the file";
+  }
+  for (const auto& [key, value] : a) {
+    const auto it = std::find_if(b.begin(), b.end(), [&](const auto& kv) { return kv.first == key; });
+    if (it == b.end()) return key + " = " + value + " in the file is missing here";
+  }
+  return "the inputs differ in the order of their solves";
+}
+
+RunState check_partial(const std::string& final_path, const OutputOptions& options) {
+  const std::string partial = partial_path(final_path);
+  std::error_code ec;
+  if (!fs::exists(partial, ec)) return {};
+  if (!options.resume) {
+    if (options.overwrite) return {};
+    throw InputError("output.file: '" + partial +
+                     "' holds the results of an interrupted run; set output.resume = true (or --resume) to continue "
+                     "it, or output.overwrite = true to start again");
+  }
+  RunState state;
+  try {
+    state = read_run_state(partial);
+  } catch (const RuntimeFailure& e) {
+    throw InputError(std::string("output.resume: ") + e.what() + "; remove it to start again");
+  }
+  const std::string diff = input_difference(state.physics_inputs, options.physics_inputs);
+  if (!diff.empty()) {
+    throw InputError("output.resume: the partial file '" + partial + "' was written by a different input (" + diff +
+                     "); run that input, or remove the file to start again");
+  }
+  return state;
+}
+
 bool OutputFile::collective_available() { return EMPRISM_H5_COLLECTIVE != 0; }
 
 template <typename Body>
@@ -696,6 +896,18 @@ void OutputFile::step(Body&& body) {
 
 OutputFile::OutputFile(const std::string& final_path, bool overwrite, MPI_Comm comm, OutputIo mode)
     : final_path_(final_path), overwrite_(overwrite) {
+  OutputOptions options;
+  options.overwrite = overwrite;
+  open(options, comm, mode);
+}
+
+OutputFile::OutputFile(const std::string& final_path, const OutputOptions& options, MPI_Comm comm, OutputIo mode)
+    : final_path_(final_path), overwrite_(options.overwrite) {
+  open(options, comm, mode);
+}
+
+void OutputFile::open(const OutputOptions& options, MPI_Comm comm, OutputIo mode) {
+  const std::string& final_path = final_path_;
   int initialised = 0;
   MPI_Initialized(&initialised);
   if (!initialised) {
@@ -710,10 +922,37 @@ OutputFile::OutputFile(const std::string& final_path, bool overwrite, MPI_Comm c
   MPI_Comm_size(comm_, &size_);
   try {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    long pid = static_cast<long>(::getpid());
-    MPI_Bcast(&pid, 1, MPI_LONG, 0, comm_);
-    temp_path_ = temporary_name(final_path, pid);
-    step([&] { check_output_path(final_path, overwrite); });
+    temp_path_ = partial_path(final_path);
+    step([&] { check_output_path(final_path, options.overwrite); });
+    RunState previous;
+    step([&] { previous = check_partial(final_path, options); });  // every rank: the same file system
+    const bool resuming = options.resume && fs::exists(temp_path_);
+    // Rank 0 carries the complete solves over to a fresh file that replaces the partial one; the others learn
+    // which solves it kept.
+    std::vector<CompleteSolve> kept;
+    step([&] {
+      if (!resuming || !is_root()) return;
+      if (options.check_plaquette && !std::isnan(previous.plaquette) &&
+          !(std::fabs(previous.plaquette - options.plaquette) <= 1e-10 * std::fabs(options.plaquette))) {
+        throw InputError("output.resume: the gauge field's plaquette " + std::to_string(options.plaquette) +
+                         " differs from " + std::to_string(previous.plaquette) + " in the partial file '" + temp_path_ +
+                         "' (the gauge configuration changed); remove it to start again");
+      }
+      kept = carry_over(temp_path_, previous.solves, final_path);
+    });
+    std::string names;
+    for (const CompleteSolve& c : kept) names += c.name + (c.converged ? "+" : "-") + "/";
+    unsigned long long length = names.size();
+    MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, comm_);
+    names.resize(length);
+    MPI_Bcast(names.data(), static_cast<int>(length), MPI_CHAR, 0, comm_);
+    for (std::size_t pos = 0; pos < names.size();) {  // solve names have no '/' (and end in '+' or '-')
+      const std::size_t slash = names.find('/', pos);
+      resumed_.push_back(CompleteSolve{names.substr(pos, slash - pos - 1), names[slash - 1] == '+'});
+      pos = slash + 1;
+    }
+    complete_ = static_cast<int>(resumed_.size());
+
     step([&] {
       if (!holds_file()) return;
       const std::string& f = final_path_;
@@ -725,11 +964,10 @@ OutputFile::OutputFile(const std::string& final_path, bool overwrite, MPI_Comm c
       }
 #endif
       checked(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), f, "create a file access property list");
-      const hid_t file = H5Fcreate(temp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
-      if (file < 0) {
-        if (is_root()) std::remove(temp_path_.c_str());
-        fail(f, "create the temporary file '" + temp_path_ + "'");
-      }
+      // A partial file that cannot be created is not removed: another run may be writing it.
+      const hid_t file = resuming ? H5Fopen(temp_path_.c_str(), H5F_ACC_RDWR, fapl.get())
+                                  : H5Fcreate(temp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
+      if (file < 0) fail(f, (resuming ? "open the partial file '" : "create the partial file '") + temp_path_ + "'");
       file_ = file;
     });
     open_ = true;
@@ -755,7 +993,8 @@ void OutputFile::close_file_quietly() {
 OutputFile::~OutputFile() {
   close_file_quietly();
   open_ = false;
-  if (!committed_ && is_root() && !temp_path_.empty()) std::remove(temp_path_.c_str());
+  // A partial file with complete solves is kept for a resumed run (the caller says so); otherwise nothing is left.
+  if (!committed_ && complete_ == 0 && is_root() && !temp_path_.empty()) std::remove(temp_path_.c_str());
   int finalised = 0;
   MPI_Finalized(&finalised);
   if (comm_ != MPI_COMM_NULL && !finalised) MPI_Comm_free(&comm_);
@@ -784,6 +1023,8 @@ void OutputFile::write_root(const RootInfo& info) {
     attr_int(r, "/", "ranks", info.ranks, f);
     attr_int4(r, "/", "process_grid", info.process_grid, f);
     attr_int4(r, "/", "extents", info.extents, f);
+    attr_string(r, "/", "physics_inputs", info.physics_inputs, f);
+    attr_string(r, "/", "input_hash", info.input_hash, f);
   });
 }
 
@@ -945,6 +1186,186 @@ void OutputFile::write_solve(const SolveRecord& rec, const BlockLayout& block) {
   });
 }
 
+void OutputFile::write_propagator(const PropagatorRecord& rec, const BlockLayout& block) {
+  require_open("write a propagator");
+  const std::string& f = final_path_;
+  const std::string path = "/solves/" + rec.name;
+  Field prop = make_field(path + "/propagator", {4, 3}, rec.single_precision);
+  prop.lead = {4, 3};
+  const std::vector<Block> blocks = gather_blocks(comm_, size_, block, true);
+  // The residual histories are rank 0's; every rank that creates the datasets needs their lengths.
+  std::array<unsigned long long, 12> history{};
+  for (int k = 0; k < 12; ++k) history[k] = rec.residual_history[k].size();
+  if (mode_ == OutputIo::Collective) MPI_Bcast(history.data(), 12, MPI_UNSIGNED_LONG_LONG, 0, comm_);
+  step([&] {
+    if (rec.name.empty() || rec.name == "." || rec.name.find('/') != std::string::npos) {
+      throw RuntimeFailure("HDF5 output '" + f + "': cannot write solve '" + rec.name +
+                           "': a solve name must be non-empty and contain no '/'");
+    }
+    check_blocks(blocks, f, "group '" + path + "'");
+    if (rec.write_fields) {
+      if (rec.columns == nullptr) {
+        throw RuntimeFailure("HDF5 output '" + f + "': cannot write dataset '" + prop.path + "': no columns given");
+      }
+      for (const auto& column : *rec.columns) check_field_size(column, blocks[rank_], prop.per_site, prop.path, f);
+    }
+  });
+
+  Hid group, dset;
+  GatherBuffers<float> fbuf;
+  GatherBuffers<double> dbuf;
+  step([&] {
+    if (mode_ == OutputIo::Gather && rec.write_fields) {
+      if (rec.single_precision) {
+        fbuf = gather_buffers<float>(rank_, blocks[rank_], prop);
+      } else {
+        dbuf = gather_buffers<double>(rank_, blocks[rank_], prop);
+      }
+    }
+    if (!holds_file()) return;
+    Hid solves = open_or_create_group(file_, "solves", "/solves", f);
+    group = create_group(solves.get(), rec.name, path, f);
+    const hid_t g = group.get();
+    int iterations = 0, restarts = 0;
+    double seconds = 0, worst = 0;
+    bool converged = true;
+    std::vector<std::int32_t> column_iterations;
+    std::vector<double> column_residual;
+    for (int k = 0; k < 12; ++k) {
+      iterations += rec.iterations[k];
+      restarts += rec.restarts[k];
+      seconds += rec.seconds[k];
+      worst = std::max(worst, rec.true_residual[k]);
+      converged = converged && rec.converged[k];
+      column_iterations.push_back(rec.iterations[k]);
+      column_residual.push_back(rec.true_residual[k]);
+    }
+    attr_int(g, path, "iterations", iterations, f);
+    attr_double(g, path, "true_residual", worst, f);
+    attr_bool(g, path, "converged", converged, f);
+    attr_double(g, path, "seconds", seconds, f);
+    attr_double(g, path, "kappa", rec.kappa, f);
+    attr_double(g, path, "csw", rec.csw, f);
+    attr_double(g, path, "tol", rec.tol, f);
+    attr_int(g, path, "restarts", restarts, f);
+    attr_string(g, path, "source_kind", "propagator", f);
+    attr_int4(g, path, "source_site", rec.source_site, f);
+    attr_string(g, path, "smearing", rec.smearing, f);
+    attr_int(g, path, "smearing_steps", rec.smearing_steps, f);
+    attr_double(g, path, "smearing_weight", rec.smearing_weight, f);
+    attr_string(g, path, "link_smearing", rec.link_smearing, f);
+    attr_int(g, path, "link_smearing_steps", rec.link_smearing_steps, f);
+    attr_double(g, path, "link_smearing_weight", rec.link_smearing_weight, f);
+    attr_double(g, path, "smeared_plaquette", rec.smeared_plaquette, f);
+    const Io io{mode_ == OutputIo::Collective, is_root()};
+    write_dataset(io, g, path, "column_iterations", H5T_STD_I32LE, H5T_NATIVE_INT32, {4, 3}, column_iterations.data(),
+                  f);
+    write_dataset(io, g, path, "column_true_residual", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {4, 3},
+                  column_residual.data(), f);
+    Hid histories = create_group(g, "residual_history", path + "/residual_history", f);
+    for (int k = 0; k < 12; ++k) {
+      const std::string name = "s" + std::to_string(k / 3) + "c" + std::to_string(k % 3);
+      write_dataset(io, histories.get(), path + "/residual_history", name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                    {hsize_t(history[k])}, rec.residual_history[k].data(), f);
+    }
+    if (rec.write_fields) dset = create_field(g, path, "propagator", blocks[0].global, prop, f);
+  });
+  if (!rec.write_fields) return;
+
+  std::string err;
+  for (int k = 0; k < 12; ++k) {
+    prop.at = {hsize_t(k / 3), hsize_t(k % 3)};
+    const cplx* column = (*rec.columns)[k].data();
+    if (mode_ == OutputIo::Collective) {
+      step([&] {
+        if (rec.single_precision) {
+          write_field_collective<float>(dset.get(), blocks[rank_], prop, column, f);
+        } else {
+          write_field_collective<double>(dset.get(), blocks[rank_], prop, column, f);
+        }
+      });
+    } else if (rec.single_precision) {
+      gather_field<float>(comm_, rank_, blocks, dset.get(), prop, column, fbuf, f, err);
+    } else {
+      gather_field<double>(comm_, rank_, blocks, dset.get(), prop, column, dbuf, f, err);
+    }
+  }
+  step([&] {
+    if (!err.empty()) throw RuntimeFailure(err);
+  });
+}
+
+void OutputFile::write_correlators(const CorrelatorRecord& rec) {
+  require_open("write correlators");
+  const std::string& f = final_path_;
+  const std::string path = "/correlators/" + rec.name;
+  step([&] {
+    if (rec.name.empty() || rec.name == "." || rec.name.find('/') != std::string::npos) {
+      throw RuntimeFailure("HDF5 output '" + f + "': cannot write correlators '" + rec.name +
+                           "': a name must be non-empty and contain no '/'");
+    }
+    if (!holds_file()) return;
+    const Io io{mode_ == OutputIo::Collective, is_root()};
+    Hid all = open_or_create_group(file_, "correlators", "/correlators", f);
+    Hid group = create_group(all.get(), rec.name, path, f);
+    const hid_t g = group.get();
+    attr_int4(g, path, "source_site", rec.source_site, f);
+    std::vector<std::int32_t> momenta;
+    for (const auto& p : rec.momenta) momenta.insert(momenta.end(), p.begin(), p.end());
+    attr_ints(g, path, "momenta", {rec.momenta.size(), 3}, momenta, f);
+    attr_strings(g, path, "channels", rec.channels, f);
+    attr_string(g, path, "sink", "point", f);
+    attr_string(g, path, "convention", rec.convention, f);
+    Hid ctype = complex_file_type(false, f);
+    Hid cmem = complex_mem_type(false, f);
+    for (const auto& p : rec.momenta) {
+      // (0, 0, 0) in the group itself, the others in p<nx>_<ny>_<nz>.
+      Hid sub;
+      std::string sub_path = path;
+      hid_t where = g;
+      if (p != std::array<int, 3>{0, 0, 0}) {
+        const std::string name = "p" + std::to_string(p[0]) + "_" + std::to_string(p[1]) + "_" + std::to_string(p[2]);
+        sub_path = path + "/" + name;
+        sub = create_group(g, name, sub_path, f);
+        where = sub.get();
+      }
+      Hid meff = create_group(where, "effective_mass", sub_path + "/effective_mass", f);
+      for (const CorrelatorRecord::Entry& e : rec.entries) {
+        if (e.momentum != p) continue;
+        const std::string cpath = sub_path + "/" + e.channel;
+        Hid d = create_dataset(where, sub_path, e.channel, ctype.get(), {e.values.size()}, f);
+        write_whole(io, d.get(), cpath, cmem.get(), e.values.size(), e.values.data(), f);
+        attr_string(d.get(), cpath, "gamma_sink", e.gamma_sink, f);
+        attr_string(d.get(), cpath, "gamma_source", e.gamma_source, f);
+        attr_int(d.get(), cpath, "time_parity", e.time_parity, f);
+        attr_ints(d.get(), cpath, "momentum", {3}, {e.momentum[0], e.momentum[1], e.momentum[2]}, f);
+        const std::string mpath = sub_path + "/effective_mass/" + e.channel;
+        Hid m = create_dataset(meff.get(), sub_path + "/effective_mass", e.channel, H5T_IEEE_F64LE,
+                               {e.effective_mass.size()}, f);
+        write_whole(io, m.get(), mpath, H5T_NATIVE_DOUBLE, e.effective_mass.size(), e.effective_mass.data(), f);
+        attr_string(m.get(), mpath, "form", e.time_parity > 0 ? "cosh" : "sinh", f);
+      }
+    }
+    if (!rec.pcac_mass.empty()) {
+      write_dataset(io, g, path, "pcac_mass", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {rec.pcac_mass.size()},
+                    rec.pcac_mass.data(), f);
+    }
+  });
+}
+
+void OutputFile::mark_complete(const std::string& name) {
+  require_open("mark a solve complete");
+  const std::string& f = final_path_;
+  const std::string path = "/solves/" + name;
+  step([&] {
+    if (!holds_file()) return;
+    Hid g = checked(H5Gopen2(file_, path.c_str(), H5P_DEFAULT), H5Gclose, f, "open group '" + path + "'");
+    attr_bool(g.get(), path, "complete", true, f);
+  });
+  flush();
+  ++complete_;
+}
+
 void OutputFile::write_metrics(const std::vector<KernelMetric>& kernels, const PeakBandwidth& peak,
                                const std::vector<RankTimes>& my_rows) {
   require_open("write group '/metrics'");
@@ -1004,14 +1425,14 @@ void OutputFile::flush() {
   require_open("flush");
   step([&] {
     if (!holds_file()) return;
-    checked(H5Fflush(file_, H5F_SCOPE_GLOBAL), final_path_, "flush the temporary file '" + temp_path_ + "'");
+    checked(H5Fflush(file_, H5F_SCOPE_GLOBAL), final_path_, "flush the partial file '" + temp_path_ + "'");
   });
 }
 
 void OutputFile::write_deferred() {
   if (!pending_input_ && !pending_kernels_) return;
   const std::string& f = final_path_;
-  const std::string what = "reopen the temporary file '" + temp_path_ + "'";
+  const std::string what = "reopen the partial file '" + temp_path_ + "'";
   Hid fapl = checked(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, f, what);
   checked(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), f, what);
   Hid file = checked(H5Fopen(temp_path_.c_str(), H5F_ACC_RDWR, fapl.get()), H5Fclose, f, what);
@@ -1028,7 +1449,7 @@ void OutputFile::write_deferred() {
         checked(H5Dopen2(file.get(), "/metrics/kernels", H5P_DEFAULT), H5Dclose, f, "open dataset '/metrics/kernels'");
     write_whole(Io{}, dset.get(), "/metrics/kernels", kmem.get(), krows.size(), krows.data(), f);
   }
-  checked(H5Fclose(file.release()), f, "close the temporary file '" + temp_path_ + "'");
+  checked(H5Fclose(file.release()), f, "close the partial file '" + temp_path_ + "'");
 }
 
 void OutputFile::commit() {
@@ -1038,21 +1459,21 @@ void OutputFile::commit() {
   const hid_t file = file_;
   file_ = -1;
   step([&] {  // collective in Collective mode; the agreement after it means every rank has closed
-    if (file >= 0) checked(H5Fclose(file), final_path_, "close the temporary file '" + temp_path_ + "'");
+    if (file >= 0) checked(H5Fclose(file), final_path_, "close the partial file '" + temp_path_ + "'");
   });
   step([&] {
     if (!is_root()) return;
     write_deferred();
     std::error_code ec;
     if (!overwrite_ && fs::exists(final_path_, ec)) {
-      // Someone created the target while we ran: keep our results under the temporary name rather than lose them.
+      // Someone created the target while we ran: keep our results in the partial file rather than lose them.
       committed_ = true;
       throw RuntimeFailure("HDF5 output '" + final_path_ + "': the file appeared during the run and output.overwrite " +
                            "is false; the results are left in '" + temp_path_ + "'");
     }
     if (std::rename(temp_path_.c_str(), final_path_.c_str()) != 0) {
       const int err = errno;
-      throw RuntimeFailure("HDF5 output '" + final_path_ + "': cannot rename the temporary file '" + temp_path_ +
+      throw RuntimeFailure("HDF5 output '" + final_path_ + "': cannot rename the partial file '" + temp_path_ +
                            "' to it: " + std::strerror(err));
     }
   });

@@ -1,16 +1,24 @@
 // app.cpp: command line (CLI11), input, set-up, the solves and the output file (see app.hpp).
 // Order of work: parse the command line; read and validate the whole input and the output path (no file is
 // touched before this succeeds); set up logging; measure the peak bandwidth; build the gauge field and the
-// clover term; solve each [[solve]] in turn; write the HDF5 file under a temporary name and rename it.
+// clover term; solve each [[solve]] in turn (a propagator is 12 solves, then its meson correlators), writing each
+// to the partial file "<output.file>.partial" as soon as it is complete (a checkpoint: a killed run loses at most
+// the solve in progress, and output.resume = true carries the complete ones over); rename the file when all are done.
+// Test hook: the environment variable EMPRISM_TEST_CRASH_AFTER_SOLVES=k kills every rank (SIGKILL, no clean-up)
+// right after the k-th solve of this run is complete, as a crash or a Slurm time limit would.
 #include "src/app.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -24,10 +32,13 @@
 #include "io/toml_config.hpp"
 #include "kernels/backend/runtime.hpp"
 #include "src/cg.hpp"
+#include "src/contractions.hpp"
 #include "src/errors.hpp"
 #include "src/field_io.hpp"
 #include "src/heatbath.hpp"
 #include "src/peak.hpp"
+#include "src/propagator.hpp"
+#include "src/smearing.hpp"
 #include "src/sources.hpp"
 
 namespace emprism {
@@ -78,6 +89,13 @@ double memory_estimate(const Config& cfg, std::int64_t volume) {
       return per_precision(4) + per_precision(8);
   }
   return 0;
+}
+
+// Bytes of host memory a propagator solve holds besides the solver: its 12 columns in double precision.
+double propagator_host_memory(const Config& cfg, std::int64_t volume) {
+  const bool any = std::any_of(cfg.solves.begin(), cfg.solves.end(),
+                               [](const SolveConfig& s) { return s.kind == SourceKind::Propagator; });
+  return any ? 12.0 * 12.0 * 16.0 * static_cast<double>(volume) : 0.0;
 }
 
 struct SolveOutcome {
@@ -135,9 +153,170 @@ SolveOutcome run_solve(const Config& cfg, const SolveConfig& sc, const Geometry&
   return out;
 }
 
+const char* quark_smearing_name(QuarkSmearingKind k) {
+  switch (k) {
+    case QuarkSmearingKind::None:
+      return "none";
+    case QuarkSmearingKind::Wuppertal:
+      return "wuppertal";
+    case QuarkSmearingKind::Jacobi:
+      break;
+  }
+  return "jacobi";
+}
+
+const char* link_smearing_name(LinkSmearingKind k) {
+  switch (k) {
+    case LinkSmearingKind::None:
+      return "none";
+    case LinkSmearingKind::Ape:
+      return "ape";
+    case LinkSmearingKind::Stout:
+      break;
+  }
+  return "stout";
+}
+
+// The meson correlators of a propagator with their effective masses and the PCAC mass (collective).
+io::CorrelatorRecord correlator_record(const SolveConfig& sc, const Geometry& geom, const Propagator& prop,
+                                       Communicator& comm) {
+  io::CorrelatorRecord rec;
+  rec.name = sc.name;
+  rec.source_site = sc.site;
+  rec.channels = sc.channels;
+  rec.momenta = sc.momenta;
+  rec.convention =
+      "C(p, t) = sum_{x: x_t = (x0_t + t) mod Lt} exp(-i p.(x - x0)) tr[G_sink S(x) G_source g5 S(x)^dag g5], "
+      "p = 2 pi n / L; S(x) = M^-1 column of the source at x0 (sink spin, colour x source spin, colour); gamma "
+      "matrices of the chiral basis (DESIGN.md), g1 g2 g3 g4 = x y z t, g5 = g1 g2 g3 g4; effective_mass: "
+      "c(t)/c(t+1) = f(t)/f(t+1), f(t) = exp(-m t) + time_parity exp(-m (Lt - t)) on the real part; "
+      "pcac_mass(t) = (C_axial(t+1) - C_axial(t-1)) / (4 C_pion(t))";
+  const std::vector<Correlator> corr = meson_correlators(geom, prop, sc.site, sc.channels, sc.momenta, &comm);
+  const Correlator* pion = nullptr;
+  const Correlator* axial = nullptr;
+  for (const Correlator& c : corr) {
+    const MesonChannel* ch = find_meson_channel(c.channel);
+    io::CorrelatorRecord::Entry e;
+    e.channel = c.channel;
+    e.momentum = c.momentum;
+    e.values = c.values;
+    e.gamma_sink = ch->gamma_sink;
+    e.gamma_source = ch->gamma_source;
+    e.time_parity = ch->time_parity;
+    std::vector<double> re(c.values.size());
+    for (std::size_t t = 0; t < re.size(); ++t) re[t] = c.values[t].real();
+    e.effective_mass = effective_mass(re, ch->time_parity);
+    rec.entries.push_back(std::move(e));
+    if (c.momentum == std::array<int, 3>{0, 0, 0} && c.channel == "pion") pion = &c;
+    if (c.momentum == std::array<int, 3>{0, 0, 0} && c.channel == "axial") axial = &c;
+  }
+  if (pion && axial) {
+    std::vector<double> a(pion->values.size()), p(pion->values.size());
+    for (std::size_t t = 0; t < p.size(); ++t) {
+      a[t] = axial->values[t].real();
+      p[t] = pion->values[t].real();
+    }
+    rec.pcac_mass = pcac_mass(a, p);
+  }
+  return rec;
+}
+
+// A [[solve]] of type propagator: the 12 spin-colour columns of the (smeared) point source, each solved like a point
+// solve, then the meson correlators; the propagator and its correlators go to the file together (collective).
+template <typename Ro, typename Ri>
+bool run_propagator(const Config& cfg, const SolveConfig& sc, Context& ctx, const Geometry& geom,
+                    const HostGauge& gauge, WilsonClover<Ro>& outer, WilsonClover<Ri>& inner, io::OutputFile& file) {
+  const auto t_start = std::chrono::steady_clock::now();
+  const SourceSmearer smearer(gauge, sc.site[3], sc.smearing, &ctx.grid, &ctx.comm);
+  io::PropagatorRecord rec;
+  rec.name = sc.name;
+  rec.single_precision = cfg.solver.precision == Precision::Single;
+  rec.write_fields = cfg.output.fields;
+  rec.kappa = cfg.dirac.kappa;
+  rec.csw = cfg.dirac.csw;
+  rec.source_site = sc.site;
+  rec.smearing = quark_smearing_name(sc.smearing.kind);
+  rec.smearing_steps = sc.smearing.steps;
+  rec.smearing_weight = sc.smearing.weight;
+  rec.link_smearing = link_smearing_name(sc.smearing.link_kind);
+  rec.link_smearing_steps = sc.smearing.link_steps;
+  rec.link_smearing_weight = sc.smearing.link_weight;
+  rec.smeared_plaquette = smearer.spatial_plaquette();
+  CgParams cp;
+  cp.tol = sc.tol.value_or(cfg.solver.tol);
+  cp.max_iter = sc.max_iter.value_or(cfg.solver.max_iter);
+  cp.progress_every = cfg.log.progress_every;
+  rec.tol = cp.tol;
+  spdlog::info(
+      "solve '{}': propagator of the {} source at ({}, {}, {}, {}), 12 spin-colour columns, tol {:.1e}, "
+      "max_iter {} each",
+      sc.name, rec.smearing == "none" ? "point" : rec.smearing + "-smeared", sc.site[0], sc.site[1], sc.site[2],
+      sc.site[3], cp.tol, cp.max_iter);
+  if (sc.smearing.kind != QuarkSmearingKind::None) {
+    spdlog::info(
+        "solve '{}': {} smearing, {} steps, weight {}; links {} ({} steps, weight {}), spatial plaquette "
+        "{:.12f} on timeslice {}",
+        sc.name, rec.smearing, sc.smearing.steps, sc.smearing.weight, rec.link_smearing, sc.smearing.link_steps,
+        sc.smearing.link_weight, rec.smeared_plaquette, sc.site[3]);
+  }
+  Propagator prop;
+  bool all = true;
+  for (int k = 0; k < 12; ++k) {
+    SolveConfig column = sc;
+    column.spin = k / 3;
+    column.colour = k % 3;
+    std::vector<std::complex<double>> source = make_source(geom, column, outer.params().theta);
+    smearer.apply(source);
+    SpinorField<Ro> b(geom), x(geom);
+    spinor_from_natural(geom, source, b);
+    cp.progress = [&](int it, double rel, double secs) {
+      spdlog::info("solve '{}' (spin {}, colour {}): iteration {:6d}  residual {:.3e}  ({:.1f} it/s)", sc.name,
+                   column.spin, column.colour, it, rel, it / secs);
+    };
+    const CgResult r = solve_eo_cg(outer, inner, b, x, cp);
+    prop.columns[k] = spinor_to_natural(geom, x);
+    rec.residual_history[k] = r.history;
+    rec.iterations[k] = r.iterations;
+    rec.restarts[k] = r.restarts;
+    rec.true_residual[k] = r.true_residual;
+    rec.seconds[k] = r.seconds;
+    rec.converged[k] = r.converged;
+    all = all && r.converged;
+    if (r.converged) {
+      spdlog::info("solve '{}' (spin {}, colour {}): converged in {} iterations, true residual {:.3e}, {:.3f} s",
+                   sc.name, column.spin, column.colour, r.iterations, r.true_residual, r.seconds);
+    } else {
+      spdlog::warn(
+          "solve '{}' (spin {}, colour {}): NOT converged after {} iterations: true residual {:.3e} > tol "
+          "{:.1e}",
+          sc.name, column.spin, column.colour, r.iterations, r.true_residual, cp.tol);
+    }
+  }
+  const io::CorrelatorRecord corr = correlator_record(sc, geom, prop, ctx.comm);
+  rec.columns = &prop.columns;
+  file.write_propagator(rec, io::BlockLayout{geom.global(), geom.local(), geom.origin()});
+  file.write_correlators(corr);
+  for (const auto& e : corr.entries) {
+    if (e.momentum != std::array<int, 3>{0, 0, 0}) continue;
+    const int lt = static_cast<int>(e.values.size());
+    spdlog::info("solve '{}': {:<12} C(0) = {:+.6e}  C({}) = {:+.6e}  m_eff({}) = {:.5f}", sc.name, e.channel,
+                 e.values[0].real(), lt / 2, e.values[static_cast<std::size_t>(lt / 2)].real(), lt / 4,
+                 e.effective_mass[static_cast<std::size_t>(lt / 4)]);
+  }
+  spdlog::info("solve '{}': propagator {} in {:.3f} s", sc.name, all ? "complete" : "written (not converged)",
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count());
+  return all;
+}
+
 struct HaloStats {
   double wait_s = 0, exchange_s = 0;
 };
+
+// EMPRISM_TEST_CRASH_AFTER_SOLVES (tests only): the number of complete solves after which the run is killed, or -1.
+int crash_after_solves() {
+  const char* v = std::getenv("EMPRISM_TEST_CRASH_AFTER_SOLVES");
+  return v != nullptr && *v != '\0' ? std::atoi(v) : -1;
+}
 
 template <typename Ro, typename Ri>
 bool run_all_solves(const Config& cfg, Context& ctx, const Geometry& geom, const HostGauge& gauge,
@@ -158,11 +337,30 @@ bool run_all_solves(const Config& cfg, Context& ctx, const Geometry& geom, const
     inner = inner_owned.get();
   }
   bool all = true;
+  const int crash_after = crash_after_solves();
+  int done = 0;
   for (const SolveConfig& sc : cfg.solves) {
-    const SolveOutcome o = run_solve(cfg, sc, geom, outer, *inner);
-    file.write_solve(o.record, io::BlockLayout{geom.global(), geom.local(), geom.origin()});
-    file.flush();
-    all = all && o.converged;
+    const auto& resumed = file.resumed();
+    const auto it = std::find_if(resumed.begin(), resumed.end(), [&](const auto& c) { return c.name == sc.name; });
+    if (it != resumed.end()) {
+      spdlog::info("solve '{}': complete in the partial file of the interrupted run ({}), not solved again", sc.name,
+                   it->converged ? "converged" : "not converged");
+      all = all && it->converged;
+      continue;
+    }
+    if (sc.kind == SourceKind::Propagator) {
+      all = run_propagator(cfg, sc, ctx, geom, gauge, outer, *inner, file) && all;
+    } else {
+      const SolveOutcome o = run_solve(cfg, sc, geom, outer, *inner);
+      file.write_solve(o.record, io::BlockLayout{geom.global(), geom.local(), geom.origin()});
+      all = all && o.converged;
+    }
+    file.mark_complete(sc.name);  // flushed: a crash from here on does not lose this solve
+    if (++done == crash_after) {
+      spdlog::warn("test hook EMPRISM_TEST_CRASH_AFTER_SOLVES={}: killing the run now", crash_after);
+      ctx.comm.barrier();
+      std::raise(SIGKILL);
+    }
   }
   halo.wait_s = outer.halo().wait_seconds();
   halo.exchange_s = outer.halo().exchange_seconds();
@@ -320,7 +518,17 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
   if (cfg.generate.enabled) generate_ensemble(cfg, gauge, grid, comm);
   const HostClover clover = make_clover(gauge, cfg.dirac.kappa, cfg.dirac.csw);
 
-  io::OutputFile file(cfg.output.file, cfg.output.overwrite, comm.handle(), cfg.output.io);
+  io::OutputOptions options;
+  options.overwrite = cfg.output.overwrite;
+  options.resume = cfg.output.resume;
+  options.physics_inputs = io::physics_inputs(cfg);
+  options.plaquette = plaq;
+  options.check_plaquette = true;
+  io::OutputFile file(cfg.output.file, options, comm.handle(), cfg.output.io);
+  if (!file.resumed().empty()) {
+    spdlog::info("resume: {} of {} solve(s) complete in {} are kept", file.resumed().size(), cfg.solves.size(),
+                 file.temp_path());
+  }
   io::RootInfo root;
   root.program_version = EMPRISM_VERSION;
   root.git_hash = EMPRISM_GIT_HASH;
@@ -331,6 +539,8 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
   root.process_grid = grid.dims;
   root.extents = global;
   root.precision = precision_name(cfg.solver.precision);
+  root.physics_inputs = options.physics_inputs;
+  root.input_hash = io::text_hash(options.physics_inputs);
   file.write_root(root);
   file.write_input(cfg.input_text);
   io::GaugeInfo gi;
@@ -387,6 +597,22 @@ void log_setup(const Config& cfg, const Communicator& comm, const ProcessGrid& g
                cfg.solver.max_iter, cfg.output.file);
 }
 
+// Resume against a complete output file: it must come from the same input and hold every solve (else InputError).
+io::RunState finished_run_state(const std::string& path, const std::string& physics) {
+  io::RunState state;
+  try {
+    state = io::read_run_state(path);
+  } catch (const RuntimeFailure& e) {
+    throw InputError(std::string("output.file: ") + e.what() + "; it exists and output.resume cannot continue it");
+  }
+  const std::string diff = io::input_difference(state.physics_inputs, physics);
+  if (!diff.empty()) {
+    throw InputError("output.resume: '" + path + "' exists and was written by a different input (" + diff +
+                     "); set output.overwrite = true and output.resume = false to replace it");
+  }
+  return state;
+}
+
 }  // namespace
 
 // `emprism-mpi gauge-info FILE [--format F]`: one JSON line describing a gauge configuration file (format,
@@ -433,10 +659,12 @@ int run_main(int argc, char** argv) {
       "3 not converged.",
       "emprism-mpi"};
   std::string input;
-  bool dry_run = false;
+  bool dry_run = false, resume = false;
   std::string log_level;
   cli.add_option("input", input, "TOML input file")->required();
   cli.add_flag("--dry-run", dry_run, "validate the input, print the decomposition and memory estimate, and exit");
+  cli.add_flag("--resume", resume,
+               "as output.resume = true: continue an interrupted run from <output.file>.partial (same input)");
   cli.add_option("--log-level", log_level, "override log.level (trace, debug, info, warn, error)");
   cli.set_version_flag("--version", std::string("emprism-mpi ") + EMPRISM_VERSION + " (git " + EMPRISM_GIT_HASH +
                                         ", backend " + EMPRISM_BACKEND_NAME + ")");
@@ -462,11 +690,25 @@ int run_main(int argc, char** argv) {
     }
   } cart_guard{grid};
   std::string error;
+  io::RunState previous;      // of the partial file to resume, or of the complete output file
+  bool already_done = false;  // resume, and output.file already holds every solve of this input
   try {
     cfg = io::load_config(input);
     if (!log_level.empty()) cfg.log.level = log_level;
+    if (resume) cfg.output.resume = true;
     io::setup_logging(cfg.log.level, comm.rank(), cfg.log.per_rank ? cfg.output.file : std::string());
-    io::check_output_path(cfg.output.file, cfg.output.overwrite);
+    io::OutputOptions options;
+    options.overwrite = cfg.output.overwrite;
+    options.resume = cfg.output.resume;
+    options.physics_inputs = io::physics_inputs(cfg);
+    std::error_code ec;
+    if (cfg.output.resume && std::filesystem::is_regular_file(cfg.output.file, ec)) {
+      previous = finished_run_state(cfg.output.file, options.physics_inputs);
+      already_done = true;
+    } else {
+      io::check_output_path(cfg.output.file, cfg.output.overwrite);
+      previous = io::check_partial(cfg.output.file, options);
+    }
     if (cfg.output.io == OutputIo::Collective && !io::OutputFile::collective_available())
       throw InputError(
           "output.io: \"collective\" needs HDF5 built with MPI (this build uses serial HDF5); use \"gather\" or "
@@ -484,19 +726,40 @@ int run_main(int argc, char** argv) {
   }
 
   try {
+    if (already_done) {
+      bool converged = true;
+      for (const io::CompleteSolve& c : previous.solves) converged = converged && c.converged;
+      spdlog::info("resume: {} already holds all {} solve(s) of this input; nothing to do", cfg.output.file,
+                   previous.solves.size());
+      return converged ? kExitOk : kExitNotConverged;
+    }
     backend::select_device(comm.local_rank());
     log_setup(cfg, comm, grid);
+    if (cfg.output.resume) {
+      spdlog::info("resume: {}", previous.solves.empty()
+                                     ? "no complete solve to carry over; starting from the beginning"
+                                     : fmt::format("{} of {} solve(s) complete in {}", previous.solves.size(),
+                                                   cfg.solves.size(), io::partial_path(cfg.output.file)));
+    }
     if (dry_run) {
       const Extents local = grid.local_extents(cfg.lattice.extents);
       const std::int64_t vol = std::int64_t(local[0]) * local[1] * local[2] * local[3];
       spdlog::info("dry run: input is valid; process grid {}, local lattice {}, estimated memory {:.1f} MiB per rank",
                    extents_str(grid.dims), extents_str(local), memory_estimate(cfg, vol) / (1024.0 * 1024.0));
+      if (const double host = propagator_host_memory(cfg, vol); host > 0)
+        spdlog::info("dry run: a propagator holds {:.1f} MiB of host memory per rank (12 columns, double)",
+                     host / (1024.0 * 1024.0));
       return kExitOk;
     }
     return execute(cfg, comm, grid);
   } catch (const std::exception& e) {
     // A failure on one rank must not leave the others waiting in a collective: end the whole job.
     io::print_error(comm.size() > 1 ? "rank " + std::to_string(comm.rank()) + ": " + e.what() : e.what());
+    std::error_code ec;
+    if (comm.rank() == 0 && std::filesystem::exists(io::partial_path(cfg.output.file), ec)) {
+      spdlog::warn("the complete solves are kept in {}; run again with output.resume = true to continue",
+                   io::partial_path(cfg.output.file));
+    }
     if (comm.size() > 1) comm.abort(kExitFailure);
     return kExitFailure;
   }

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -91,11 +92,11 @@ std::set<std::string> list_dir(const TempDir& dir) {
   return names;
 }
 
-// Names in dir that look like the output file's temporary name ".<name>.tmp-<pid>".
+// Names in dir that look like the output file's partial file "<name>.partial" (or a leftover of its resume copy).
 std::vector<std::string> temporary_files(const TempDir& dir) {
   std::vector<std::string> out;
   for (const std::string& n : list_dir(dir))
-    if (n.rfind(".", 0) == 0 && n.find(".tmp-") != std::string::npos) out.push_back(n);
+    if (n.find(".partial") != std::string::npos) out.push_back(n);
   return out;
 }
 
@@ -824,6 +825,128 @@ TEST(Cli, GaugeInfoOnAFileOfNoKnownFormatExitsTwo) {
   const RunResult r = run_program(dir, {"gauge-info", "junk.cfg"});
   EXPECT_EQ(r.exit_code, 2) << describe(r);
   EXPECT_NE(r.err.find("junk.cfg"), std::string::npos) << r.err;
+}
+
+// ---- propagators, checkpoints and resume ----
+
+const char kTwoSolves[] =
+    "[[solve]]\nname = \"pt\"\ntype = \"point\"\nsite = [1, 2, 3, 4]\n"
+    "[[solve]]\nname = \"prop\"\ntype = \"propagator\"\nsite = [0, 1, 0, 2]\nchannels = [\"pion\", \"axial\"]\n"
+    "momenta = [[1, 0, 0]]\n";
+
+// Runs the program with EMPRISM_TEST_CRASH_AFTER_SOLVES=k in its environment.
+RunResult run_crashing_after(const TempDir& dir, int k, const std::vector<std::string>& args) {
+  ::setenv("EMPRISM_TEST_CRASH_AFTER_SOLVES", std::to_string(k).c_str(), 1);
+  RunResult r = run_program(dir, args);
+  ::unsetenv("EMPRISM_TEST_CRASH_AFTER_SOLVES");
+  return r;
+}
+
+TEST(Cli, PropagatorWritesTheColumnsAndTheCorrelators) {
+  TempDir dir;
+  Input in;
+  in.solves = kTwoSolves;
+  write_file(dir.file(kInputName), in.toml(dir.file(kOutputName)));
+  const RunResult r = run_program(dir, {kInputName});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  H5File f(dir.file(kOutputName));
+  ASSERT_GE(f.id(), 0);
+  EXPECT_EQ(dataset_dims(f.id(), "/solves/prop/propagator"), (std::vector<hsize_t>{4, 3, 8, 4, 4, 4, 4, 3}));
+  EXPECT_EQ(dataset_dims(f.id(), "/correlators/prop/pion"), (std::vector<hsize_t>{8}));
+  EXPECT_EQ(dataset_dims(f.id(), "/correlators/prop/p1_0_0/axial"), (std::vector<hsize_t>{8}));
+  EXPECT_TRUE(link_exists(f.id(), "/correlators/prop/pcac_mass"));
+  EXPECT_FALSE(link_exists(f.id(), "/correlators/prop/rho"));
+  EXPECT_EQ(attr_bool(f.id(), "/solves/prop", "converged"), 1);
+  EXPECT_EQ(attr_bool(f.id(), "/solves/prop", "complete"), 1);
+  EXPECT_EQ(attr_bool(f.id(), "/solves/pt", "complete"), 1);
+  EXPECT_LE(attr_double(f.id(), "/solves/prop", "true_residual"), 1e-8);
+}
+
+TEST(Cli, KilledRunLeavesThePartialFileWithItsCompleteSolves) {
+  TempDir dir;
+  Input in;
+  in.solves = kTwoSolves;
+  write_file(dir.file(kInputName), in.toml(dir.file(kOutputName)));
+  const RunResult r = run_crashing_after(dir, 1, {kInputName});
+  EXPECT_EQ(r.signal, SIGKILL) << describe(r);
+  EXPECT_FALSE(fs::exists(dir.file(kOutputName)));
+  ASSERT_TRUE(fs::exists(dir.file("out.h5.partial")));
+  H5File f(dir.file("out.h5.partial"));
+  ASSERT_GE(f.id(), 0) << "the partial file of a killed run must be readable";
+  EXPECT_EQ(attr_bool(f.id(), "/solves/pt", "complete"), 1);
+  EXPECT_FALSE(link_exists(f.id(), "/solves/prop"));
+}
+
+TEST(Cli, PartialFileWithoutResumeExitsTwoAndIsKept) {
+  TempDir dir;
+  Input in;
+  in.solves = kTwoSolves;
+  write_file(dir.file(kInputName), in.toml(dir.file(kOutputName)));
+  ASSERT_EQ(run_crashing_after(dir, 1, {kInputName}).signal, SIGKILL);
+  const std::string before = read_file(dir.file("out.h5.partial"));
+  const RunResult r = run_program(dir, {kInputName});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  const auto lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_TRUE(starts_with(lines[0], "emprism-mpi: ERROR: input.toml: output.file: '" + dir.file("out.h5.partial") +
+                                        "' holds the results of an interrupted run; set output.resume = true"))
+      << lines[0];
+  EXPECT_EQ(read_file(dir.file("out.h5.partial")), before);
+}
+
+TEST(Cli, ResumeWithAnotherInputExitsTwoNamingTheDifference) {
+  TempDir dir;
+  Input in;
+  in.solves = kTwoSolves;
+  write_file(dir.file(kInputName), in.toml(dir.file(kOutputName)));
+  ASSERT_EQ(run_crashing_after(dir, 1, {kInputName}).signal, SIGKILL);
+  const std::string before = read_file(dir.file("out.h5.partial"));
+  in.kappa = "0.121";
+  write_file(dir.file(kInputName), in.toml(dir.file(kOutputName)));
+  const RunResult r = run_program(dir, {"--resume", kInputName});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  const auto lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_NE(lines[0].find("output.resume: the partial file"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("dirac.kappa is 0.121 here but 0.12 in the file"), std::string::npos) << lines[0];
+  EXPECT_EQ(read_file(dir.file("out.h5.partial")), before);
+}
+
+TEST(Cli, ResumeSolvesOnlyWhatIsMissingAndRenamesTheFile) {
+  TempDir dir;
+  Input in;
+  in.solves = kTwoSolves;
+  write_file(dir.file(kInputName), in.toml(dir.file(kOutputName)) + "");
+  ASSERT_EQ(run_crashing_after(dir, 1, {kInputName}).signal, SIGKILL);
+  const RunResult r = run_program(dir, {"--resume", kInputName});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("solve 'pt': complete in the partial file of the interrupted run"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("solve 'pt': point source"), std::string::npos) << "pt was solved again\n" << r.out;
+  EXPECT_TRUE(temporary_files(dir).empty());
+  H5File f(dir.file(kOutputName));
+  ASSERT_GE(f.id(), 0);
+  EXPECT_EQ(attr_bool(f.id(), "/solves/pt", "complete"), 1);
+  EXPECT_EQ(attr_bool(f.id(), "/solves/prop", "complete"), 1);
+  EXPECT_TRUE(link_exists(f.id(), "/correlators/prop/pion"));
+  EXPECT_TRUE(link_exists(f.id(), "/metrics/kernels"));
+}
+
+TEST(Cli, ResumeOnACompleteFileOfTheSameInputDoesNothing) {
+  TempDir dir;
+  Input in;
+  write_file(dir.file(kInputName), in.toml(dir.file(kOutputName)));
+  ASSERT_EQ(run_program(dir, {kInputName}).exit_code, 0);
+  const std::string before = read_file(dir.file(kOutputName));
+  const RunResult r = run_program(dir, {"--resume", kInputName});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("nothing to do"), std::string::npos) << r.out;
+  EXPECT_EQ(read_file(dir.file(kOutputName)), before);
+  in.tol = "1e-9";
+  write_file(dir.file(kInputName), in.toml(dir.file(kOutputName)));
+  const RunResult other = run_program(dir, {"--resume", kInputName});
+  EXPECT_EQ(other.exit_code, 2) << describe(other);
+  EXPECT_NE(other.err.find("solver.tol is 1e-09 here but 1e-08 in the file"), std::string::npos) << other.err;
+  EXPECT_EQ(read_file(dir.file(kOutputName)), before);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -664,9 +665,9 @@ TEST_F(H5Output, RankTableRoundTrip) {
 
 // ---- temporary name, commit, overwrite ----
 
-TEST_F(H5Output, TemporaryIsHiddenBesideTheTarget) {
+TEST_F(H5Output, PartialFileIsBesideTheTarget) {
   OutputFile out(path_, false);
-  EXPECT_EQ(out.temp_path(), dir_ + "/.run.h5.tmp-" + std::to_string(::getpid()));
+  EXPECT_EQ(out.temp_path(), dir_ + "/run.h5.partial");
   EXPECT_TRUE(fs::exists(out.temp_path()));
   EXPECT_FALSE(fs::exists(path_));
 }
@@ -750,7 +751,7 @@ TEST_F(H5Output, BareFileNameUsesCurrentDirectory) {
   fs::current_path(dir_);
   {
     OutputFile out("run.h5", false);
-    EXPECT_EQ(out.temp_path(), "./.run.h5.tmp-" + std::to_string(::getpid()));
+    EXPECT_EQ(out.temp_path(), "run.h5.partial");
     out.commit();
   }
   fs::current_path(cwd);
@@ -762,6 +763,267 @@ TEST_F(H5Output, WriteAfterCommitIsRuntimeFailure) {
   OutputFile out(path_, false);
   out.commit();
   EXPECT_THROW(out.write_root(make_root()), RuntimeFailure);
+}
+
+// ---- propagators, correlators, checkpoints and resume ----
+
+// Column k of a propagator: value (k, site, component) recoverable from the number.
+std::array<std::vector<cplx>, 12> make_columns() {
+  std::array<std::vector<cplx>, 12> cols;
+  for (int k = 0; k < 12; ++k) {
+    cols[k].resize(kVolume * 12);
+    for (std::size_t i = 0; i < cols[k].size(); ++i) cols[k][i] = cplx(1000.0 * k + i + 0.25, -0.5 * i - k);
+  }
+  return cols;
+}
+
+PropagatorRecord make_propagator(const std::string& name, const std::array<std::vector<cplx>, 12>* cols, bool single) {
+  PropagatorRecord p;
+  p.name = name;
+  p.single_precision = single;
+  p.write_fields = cols != nullptr;
+  p.columns = cols;
+  for (int k = 0; k < 12; ++k) {
+    p.residual_history[k] = std::vector<double>(static_cast<std::size_t>(k + 1), 0.5 / (k + 1));
+    p.iterations[k] = 10 + k;
+    p.restarts[k] = k % 2;
+    p.true_residual[k] = 1e-9 * (k + 1);
+    p.seconds[k] = 0.5;
+    p.converged[k] = k != 7;
+  }
+  p.kappa = 0.125;
+  p.csw = 1.0;
+  p.tol = 1e-8;
+  p.source_site = {1, 0, 1, 5};
+  p.smearing = "wuppertal";
+  p.smearing_steps = 20;
+  p.smearing_weight = 0.25;
+  p.link_smearing = "ape";
+  p.link_smearing_steps = 3;
+  p.link_smearing_weight = 0.5;
+  p.smeared_plaquette = 0.875;
+  return p;
+}
+
+CorrelatorRecord make_correlators(const std::string& name) {
+  CorrelatorRecord c;
+  c.name = name;
+  c.source_site = {1, 0, 1, 5};
+  c.channels = {"pion", "axial"};
+  c.momenta = {{0, 0, 0}, {1, 0, -1}};
+  c.convention = "C(t) = ...";
+  for (const auto& p : c.momenta) {
+    for (const std::string ch : {"pion", "axial"}) {
+      CorrelatorRecord::Entry e;
+      e.channel = ch;
+      e.momentum = p;
+      for (int t = 0; t < kExtents[3]; ++t) e.values.push_back(cplx(t + 10.0 * p[0] + (ch == "pion"), -t));
+      e.effective_mass.assign(kExtents[3], 0.5 + p[0]);
+      e.effective_mass.back() = std::nan("");
+      e.gamma_sink = ch == "pion" ? "g5" : "g4g5";
+      e.gamma_source = "g5";
+      e.time_parity = ch == "pion" ? 1 : -1;
+      c.entries.push_back(e);
+    }
+  }
+  c.pcac_mass.assign(kExtents[3], 0.03);
+  return c;
+}
+
+TEST_F(H5Output, PropagatorColumnsLandAtTheirSourceSpinAndColour) {
+  const auto cols = make_columns();
+  {
+    OutputFile out(path_, false);
+    out.write_propagator(make_propagator("prop", &cols, false), kWhole);
+    out.commit();
+  }
+  Reader r(path_);
+  EXPECT_EQ(r.dims("/solves/prop/propagator"), (std::vector<hsize_t>{4, 3, 6, 2, 2, 4, 4, 3}));
+  r.expect_complex_type("/solves/prop/propagator", 8);
+  const std::vector<cplx> all = r.complex_data("/solves/prop/propagator");
+  for (int k = 0; k < 12; ++k)
+    for (std::size_t i = 0; i < kVolume * 12; ++i) ASSERT_EQ(all[k * kVolume * 12 + i], cols[k][i]) << k << " " << i;
+}
+
+TEST_F(H5Output, PropagatorAttributesSumTheColumns) {
+  const auto cols = make_columns();
+  {
+    OutputFile out(path_, false);
+    out.write_propagator(make_propagator("prop", &cols, true), kWhole);
+    out.commit();
+  }
+  Reader r(path_);
+  r.expect_complex_type("/solves/prop/propagator", 4);
+  EXPECT_EQ(r.attr_string("/solves/prop", "source_kind"), "propagator");
+  EXPECT_EQ(r.attr_ints("/solves/prop", "iterations"), std::vector<int>{12 * 10 + 66});
+  EXPECT_EQ(r.attr_ints("/solves/prop", "restarts"), std::vector<int>{6});
+  EXPECT_DOUBLE_EQ(r.attr_double("/solves/prop", "true_residual"), 1e-9 * 12);
+  EXPECT_EQ(r.attr_bool("/solves/prop", "converged"), 0);  // column 7 did not converge
+  EXPECT_DOUBLE_EQ(r.attr_double("/solves/prop", "seconds"), 6.0);
+  EXPECT_EQ(r.attr_ints("/solves/prop", "source_site"), (std::vector<int>{1, 0, 1, 5}));
+  EXPECT_EQ(r.attr_string("/solves/prop", "smearing"), "wuppertal");
+  EXPECT_EQ(r.attr_string("/solves/prop", "link_smearing"), "ape");
+  EXPECT_DOUBLE_EQ(r.attr_double("/solves/prop", "smeared_plaquette"), 0.875);
+  EXPECT_EQ(r.dims("/solves/prop/column_iterations"), (std::vector<hsize_t>{4, 3}));
+  EXPECT_EQ(r.double_data("/solves/prop/column_true_residual")[11], 1e-9 * 12);
+  EXPECT_EQ(r.double_data("/solves/prop/residual_history/s3c2").size(), 12u);
+  EXPECT_EQ(r.double_data("/solves/prop/residual_history/s0c1")[0], 0.25);
+}
+
+TEST_F(H5Output, PropagatorWithoutFieldsHasNoDataset) {
+  {
+    OutputFile out(path_, false);
+    out.write_propagator(make_propagator("prop", nullptr, true), kWhole);
+    out.commit();
+  }
+  Reader r(path_);
+  EXPECT_TRUE(r.exists("/solves/prop/residual_history/s0c0"));
+  EXPECT_FALSE(r.exists("/solves/prop/propagator"));
+}
+
+TEST_F(H5Output, CorrelatorsLayout) {
+  {
+    OutputFile out(path_, false);
+    out.write_correlators(make_correlators("prop"));
+    out.commit();
+  }
+  Reader r(path_);
+  EXPECT_EQ(r.dims("/correlators/prop/pion"), (std::vector<hsize_t>{6}));
+  r.expect_complex_type("/correlators/prop/pion", 8);
+  EXPECT_EQ(r.complex_data("/correlators/prop/pion")[2], cplx(3.0, -2.0));
+  EXPECT_EQ(r.complex_data("/correlators/prop/p1_0_-1/axial")[2], cplx(12.0, -2.0));
+  EXPECT_EQ(r.attr_string("/correlators/prop/axial", "gamma_sink"), "g4g5");
+  EXPECT_EQ(r.attr_ints("/correlators/prop/axial", "time_parity"), std::vector<int>{-1});
+  EXPECT_EQ(r.attr_ints("/correlators/prop/p1_0_-1/pion", "momentum"), (std::vector<int>{1, 0, -1}));
+  EXPECT_EQ(r.attr_ints("/correlators/prop", "momenta"), (std::vector<int>{0, 0, 0, 1, 0, -1}));
+  EXPECT_EQ(r.attr_string("/correlators/prop/effective_mass/axial", "form"), "sinh");
+  const std::vector<double> meff = r.double_data("/correlators/prop/p1_0_-1/effective_mass/pion");
+  EXPECT_EQ(meff[0], 1.5);
+  EXPECT_TRUE(std::isnan(meff.back()));
+  EXPECT_EQ(r.double_data("/correlators/prop/pcac_mass"), std::vector<double>(6, 0.03));
+}
+
+TEST_F(H5Output, MarkCompleteFlagsTheSolveAndKeepsThePartialFile) {
+  {
+    OutputFile out(path_, false);
+    out.write_root(make_root());
+    out.write_solve(make_solve("a", true, 0.0), kWhole);
+    out.mark_complete("a");
+    out.write_solve(make_solve("b", true, 1.0), kWhole);  // in progress when the run ends without commit
+  }
+  EXPECT_FALSE(fs::exists(path_));
+  ASSERT_TRUE(fs::exists(partial_path(path_)));
+  const RunState state = read_run_state(partial_path(path_));
+  ASSERT_EQ(state.solves.size(), 1u);
+  EXPECT_EQ(state.solves[0].name, "a");
+  EXPECT_TRUE(state.solves[0].converged);
+}
+
+// A partial file as an interrupted run leaves it: physics text, gauge, solve a complete (with correlators),
+// solve b written but not complete.
+void write_interrupted(const std::string& path, const std::string& physics) {
+  OutputFile out(path, false);
+  RootInfo root = make_root();
+  root.physics_inputs = physics;
+  out.write_root(root);
+  out.write_gauge(make_gauge(), kExtents);
+  out.write_solve(make_solve("a", false, 0.0), kWhole);
+  out.write_correlators(make_correlators("a"));
+  out.mark_complete("a");
+  out.write_solve(make_solve("b", false, 1.0), kWhole);
+}
+
+TEST_F(H5Output, ResumeCarriesCompleteSolvesOverAndDropsTheRest) {
+  write_interrupted(path_, "dirac.kappa = 0.125\n");
+  OutputOptions o;
+  o.resume = true;
+  o.physics_inputs = "dirac.kappa = 0.125\n";
+  {
+    OutputFile out(path_, o);
+    ASSERT_EQ(out.resumed().size(), 1u);
+    EXPECT_EQ(out.resumed()[0].name, "a");
+    RootInfo root = make_root();
+    root.physics_inputs = o.physics_inputs;
+    out.write_root(root);
+    out.write_gauge(make_gauge(), kExtents);  // /gauge is written anew, not carried over
+    out.write_solve(make_solve("b", false, 2.0), kWhole);
+    out.mark_complete("b");
+    out.commit();
+  }
+  Reader r(path_);
+  EXPECT_EQ(r.complex_data("/solves/a/solution"), make_solve("a", false, 0.0).solution);
+  EXPECT_EQ(r.complex_data("/solves/b/solution"), make_solve("b", false, 2.0).solution);
+  EXPECT_EQ(r.complex_data("/correlators/a/pion"), make_correlators("a").entries[0].values);
+  EXPECT_EQ(r.attr_bool("/solves/a", "complete"), 1);
+  EXPECT_TRUE(leftovers().empty());
+}
+
+TEST_F(H5Output, ResumeWithAnotherInputIsRefusedAndKeepsThePartialFile) {
+  write_interrupted(path_, "dirac.kappa = 0.125\nsolver.tol = 1e-08\n");
+  OutputOptions o;
+  o.resume = true;
+  o.physics_inputs = "dirac.kappa = 0.12\nsolver.tol = 1e-08\n";
+  try {
+    OutputFile out(path_, o);
+    FAIL() << "no exception";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "output.resume: the partial file '" + partial_path(path_) +
+                                         "' was written by a different input (dirac.kappa is 0.12 here but 0.125 in "
+                                         "the file); run that input, or remove the file to start again");
+  }
+  EXPECT_EQ(read_run_state(partial_path(path_)).solves.size(), 1u);
+}
+
+TEST_F(H5Output, ResumeWithAnotherPlaquetteIsRefused) {
+  write_interrupted(path_, "x = 1\n");
+  OutputOptions o;
+  o.resume = true;
+  o.physics_inputs = "x = 1\n";
+  o.check_plaquette = true;
+  o.plaquette = make_gauge().plaquette + 1e-6;
+  EXPECT_THROW(OutputFile(path_, o), InputError);
+  o.plaquette = make_gauge().plaquette;
+  EXPECT_NO_THROW(OutputFile(path_, o));
+}
+
+TEST_F(H5Output, PartialFileWithoutResumeIsAnInputErrorUnlessOverwrite) {
+  write_interrupted(path_, "x = 1\n");
+  try {
+    OutputFile out(path_, false);
+    FAIL() << "no exception";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("output.file: '" + partial_path(path_) +
+                                              "' holds the results of an interrupted run; set output.resume = true",
+                                          0),
+              0u)
+        << e.what();
+  }
+  {
+    OutputFile out(path_, true);  // overwrite: starts again
+    EXPECT_TRUE(out.resumed().empty());
+  }
+  EXPECT_FALSE(fs::exists(partial_path(path_)));  // nothing complete in the new one: removed
+}
+
+TEST_F(H5Output, UnreadablePartialFileIsAnInputErrorOnResume) {
+  { std::ofstream(partial_path(path_)) << "not hdf5"; }
+  OutputOptions o;
+  o.resume = true;
+  try {
+    OutputFile out(path_, o);
+    FAIL() << "no exception";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("output.resume: cannot read '" + partial_path(path_) + "'", 0), 0u)
+        << e.what();
+  }
+}
+
+TEST_F(H5Output, InputDifferenceNamesTheFirstDifferingKey) {
+  EXPECT_EQ(input_difference("a = 1\nb = 2\n", "a = 1\nb = 2\n"), "");
+  EXPECT_EQ(input_difference("a = 1\nb = 2\n", "a = 1\nb = 3\n"), "b is 3 here but 2 in the file");
+  EXPECT_EQ(input_difference("a = 1\n", "a = 1\nc = 4\n"), "c = 4 here is not in the file's input");
+  EXPECT_EQ(input_difference("a = 1\nc = 4\n", "a = 1\n"), "c = 4 in the file is missing here");
+  EXPECT_EQ(input_difference("", "a = 1\n"), "a = 1 here is not in the file's input");
 }
 
 // ---- the distributed interface on one rank ----

@@ -12,8 +12,9 @@
 //   - shape and type: every dataset (and attribute) has the same rank, dimensions, type class and type size in
 //     both; compounds also have the same member names in the same order;
 //   - values: floating-point data (float datasets, and the float members of a compound such as complex {r, i},
-//     taken together) must satisfy |a - b| <= rtol |b| in the 2-norm over the whole dataset (a NaN anywhere
-//     fails); integers, enums (bool), strings and anything else must be equal exactly;
+//     taken together) must satisfy |a - b| <= rtol |b| in the 2-norm over the whole dataset (a NaN must be NaN
+//     in both files at the same place, as for undefined effective masses; an infinity fails); integers, enums (bool),
+//     strings and anything else must be equal exactly;
 //   - attributes: every object has the same attribute names in both, and each attribute follows the value rules,
 //     except: on the root group, ranks, process_grid, date, git_hash and device (the run's hardware and threads)
 //     are not compared (they may differ);
@@ -22,8 +23,9 @@
 //     |a - b| <= max(100 rtol |b|, rtol) (relative to the value, or absolute at the size of one rtol of |b|:
 //     near the solver's tolerance the residual of two equally good solutions differs by rounding of the solution
 //     amplified by the operator, not by rounding of the residual itself);
-//   - with --iter-slack N > 0, /solves/<name>/residual_history may differ in length by at most N; the common
-//     leading part is then compared;
+//   - with --iter-slack N > 0, /solves/<name>/residual_history (and a propagator's residual_history/<column>) may
+//     differ in length by at most N; the common leading part is then compared; a propagator's column_iterations
+//     may differ by N each, and its iterations and restarts attributes (sums over 12 columns) by 12 N;
 //   - --cross-backend: files from different backends (CPU and GPU builds): the root attribute backend is not
 //     compared either;
 //   - --ignore-data PATH (repeatable): the dataset at PATH must exist in both with the same shape and type, but
@@ -140,11 +142,18 @@ bool is_solve_group(const std::string& path) {
   return starts_with(path, "/solves/") && path.size() > 8 && path.find('/', 8) == std::string::npos;
 }
 
+// /solves/<name>/<tail> exactly.
+bool is_in_solve_group(const std::string& path, const std::string& tail) {
+  return starts_with(path, "/solves/") && path.size() > tail.size() + 1 &&
+         path.compare(path.size() - tail.size() - 1, tail.size() + 1, "/" + tail) == 0 &&
+         is_solve_group(path.substr(0, path.size() - tail.size() - 1));
+}
+
+// /solves/<name>/residual_history, or a propagator's /solves/<name>/residual_history/<column>.
 bool is_residual_history(const std::string& path) {
-  const std::string tail = "/residual_history";
-  return starts_with(path, "/solves/") && path.size() > tail.size() &&
-         path.compare(path.size() - tail.size(), tail.size(), tail) == 0 &&
-         is_solve_group(path.substr(0, path.size() - tail.size()));
+  if (is_in_solve_group(path, "residual_history")) return true;
+  const std::size_t slash = path.rfind('/');
+  return slash != std::string::npos && slash > 0 && is_in_solve_group(path.substr(0, slash), "residual_history");
 }
 
 // ---- objects -----------------------------------------------------------------------------------------------
@@ -379,13 +388,15 @@ Values read_values(const Item& item, std::size_t n) {
 }
 
 // |a - b| / |b| over the float values of the first n elements; the values are stored part by part (one part per
-// float member of a compound, or one part), na resp. nb elements per part. NaN when a value is not finite.
+// float member of a compound, or one part), na resp. nb elements per part. NaN in both at the same place counts as
+// equal; NaN when a value is NaN in one file only or infinite.
 double relative_difference(const std::vector<double>& a, std::size_t na, const std::vector<double>& b, std::size_t nb,
                            std::size_t parts, std::size_t n) {
   long double diff = 0, ref = 0;
   for (std::size_t p = 0; p < parts; ++p) {
     for (std::size_t k = 0; k < n; ++k) {
       const double x = a[p * na + k], y = b[p * nb + k];
+      if (std::isnan(x) && std::isnan(y)) continue;  // "undefined here" in both (e.g. an effective mass)
       if (!std::isfinite(x) || !std::isfinite(y)) return std::nan("");
       const long double d = static_cast<long double>(x) - y;
       diff += d * d;
@@ -398,6 +409,31 @@ double relative_difference(const std::vector<double>& a, std::size_t na, const s
 }
 
 enum class Rule { Values, Skip, Slack, TrueResidual };
+
+// A propagator's per-column iteration counts (/solves/<name>/column_iterations, integers of the same shape): each
+// may differ by at most --iter-slack.
+void compare_column_iterations(hid_t a, hid_t b, const std::string& path, const Options& opt, Report& report) {
+  Hid sa(H5Dget_space(a), H5Sclose), sb(H5Dget_space(b), H5Sclose);
+  const std::vector<hsize_t> da = dims_of(sa.get()), db = dims_of(sb.get());
+  if (da != db) {
+    report.problem(path, "dataset has shape " + dims_str(da) + " in A but " + dims_str(db) + " in B");
+    return;
+  }
+  std::vector<long long> va(npoints(sa.get())), vb(va.size());
+  if (H5Dread(a, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, va.data()) < 0 ||
+      H5Dread(b, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, vb.data()) < 0) {
+    report.problem(path, "dataset cannot be read as integers");
+    return;
+  }
+  for (std::size_t k = 0; k < va.size(); ++k) {
+    if (std::llabs(va[k] - vb[k]) > opt.iter_slack) {
+      report.problem(path, "element " + std::to_string(k) + " is " + std::to_string(va[k]) + " in A but " +
+                               std::to_string(vb[k]) + " in B (allowed difference " + std::to_string(opt.iter_slack) +
+                               ")");
+      return;
+    }
+  }
+}
 
 // Compares item a (file A) with item b (file B) at `path`: shape, type and, unless rule is Skip, values.
 // `prefix_only`: the dataspaces are 1-D and may differ in length by up to opt.iter_slack (residual_history).
@@ -468,7 +504,7 @@ void compare_items(const Item& a, const Item& b, const std::string& path, Rule r
   if (per_a > 0 && n > 0) {
     const double rel = relative_difference(va.floats, na, vb.floats, nb, per_a, n);
     if (std::isnan(rel)) {
-      report.problem(path, a.what + " holds a NaN or infinite value");
+      report.problem(path, a.what + " holds a NaN in one file only, or an infinite value");
     } else if (!(rel <= opt.rtol)) {
       report.problem(path, a.what + ": relative difference |A-B|/|B| = " + fmt(rel) + " > rtol " + fmt(opt.rtol));
     }
@@ -515,8 +551,8 @@ std::set<std::string> attribute_names(hid_t obj, const std::string& path) {
 }
 
 Rule attribute_rule(const std::string& path, const std::string& name, bool cross_backend) {
-  if (path == "/" && (name == "ranks" || name == "process_grid" || name == "date" || name == "git_hash" ||
-                      name == "device")) {
+  if (path == "/" &&
+      (name == "ranks" || name == "process_grid" || name == "date" || name == "git_hash" || name == "device")) {
     return Rule::Skip;
   }
   if (cross_backend && path == "/" && name == "backend") return Rule::Skip;
@@ -578,10 +614,17 @@ int compare_files(const Options& opt) {
       ++datasets;
       const Rule rule = opt.ignore_data.count(path) ? Rule::Skip : Rule::Values;
       const bool prefix = opt.iter_slack > 0 && is_residual_history(path);
-      compare_items(Item{"dataset", ha.get(), false}, Item{"dataset", hb.get(), false}, path, rule, prefix, opt,
-                    report);
+      if (opt.iter_slack > 0 && is_in_solve_group(path, "column_iterations")) {
+        compare_column_iterations(ha.get(), hb.get(), path, opt, report);
+      } else {
+        compare_items(Item{"dataset", ha.get(), false}, Item{"dataset", hb.get(), false}, path, rule, prefix, opt,
+                      report);
+      }
     }
-    compare_attributes(ha.get(), hb.get(), path, opt, report);
+    // A propagator's iterations and restarts are sums over its 12 columns: 12 times the slack of one solve.
+    Options group_opt = opt;
+    if (is_solve_group(path) && H5Lexists(ha.get(), "column_iterations", H5P_DEFAULT) > 0) group_opt.iter_slack *= 12;
+    compare_attributes(ha.get(), hb.get(), path, group_opt, report);
   }
   for (const std::string& p : opt.ignore_data) {
     if (!oa.count(p) && !ob.count(p)) report.problem(p, "--ignore-data names a path in neither file");
