@@ -28,7 +28,7 @@ PACKAGES=(
   build-essential cmake pkg-config git
   libopenmpi-dev openmpi-bin libhdf5-dev libhdf5-openmpi-dev zlib1g-dev
   libspdlog-dev libtomlplusplus-dev libcli11-dev libgtest-dev librandom123-dev
-  python3 python3-h5py python3-numpy python3-matplotlib
+  python3 python3-h5py python3-numpy python3-matplotlib python3-pytest
   # for the Slurm job tests (a single-node Slurm started by tests/slurm/test_local_slurm.sh) and shellcheck
   slurmctld slurmd slurm-client munge libpmix-dev shellcheck
 )
