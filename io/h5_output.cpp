@@ -832,14 +832,19 @@ RunState read_run_state(const std::string& path) {
 std::string input_difference(const std::string& in_file, const std::string& here) {
   if (in_file == here) return "";
   const auto a = input_lines(in_file), b = input_lines(here);
-  for (const auto& [key, value] : b) {
-    const auto it = std::find_if(a.begin(), a.end(), [&](const auto& kv) { return kv.first == key; });
-    if (it == a.end()) return key + " = " + value + " here is not in the file's input";
-    if (it->second != value) return key + " is " + value + " here but " + it->second + " in the file";
+  // The line of `lines` with this key, or null (no structured bindings here: hipcc cannot capture them).
+  auto find = [](const std::vector<std::pair<std::string, std::string>>& lines, const std::string& key) {
+    const auto it = std::find_if(lines.begin(), lines.end(), [&](const auto& kv) { return kv.first == key; });
+    return it == lines.end() ? nullptr : &*it;
+  };
+  for (const auto& line : b) {
+    const auto* there = find(a, line.first);
+    if (!there) return line.first + " = " + line.second + " here is not in the file's input";
+    if (there->second != line.second)
+      return line.first + " is " + line.second + " here but " + there->second + " in the file";
   }
-  for (const auto& [key, value] : a) {
-    const auto it = std::find_if(b.begin(), b.end(), [&](const auto& kv) { return kv.first == key; });
-    if (it == b.end()) return key + " = " + value + " in the file is missing here";
+  for (const auto& line : a) {
+    if (!find(b, line.first)) return line.first + " = " + line.second + " in the file is missing here";
   }
   return "the inputs differ in the order of their solves";
 }

@@ -153,6 +153,10 @@ SolveOutcome run_solve(const Config& cfg, const SolveConfig& sc, const Geometry&
   return out;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 const char* quark_smearing_name(QuarkSmearingKind k) {
   switch (k) {
     case QuarkSmearingKind::None:
@@ -179,7 +183,7 @@ const char* link_smearing_name(LinkSmearingKind k) {
 
 // The meson correlators of a propagator with their effective masses and the PCAC mass (collective).
 io::CorrelatorRecord correlator_record(const SolveConfig& sc, const Geometry& geom, const Propagator& prop,
-                                       Communicator& comm) {
+                                       Communicator& comm, MetricsRegistry& metrics) {
   io::CorrelatorRecord rec;
   rec.name = sc.name;
   rec.source_site = sc.site;
@@ -191,7 +195,10 @@ io::CorrelatorRecord correlator_record(const SolveConfig& sc, const Geometry& ge
       "matrices of the chiral basis (DESIGN.md), g1 g2 g3 g4 = x y z t, g5 = g1 g2 g3 g4; effective_mass: "
       "c(t)/c(t+1) = f(t)/f(t+1), f(t) = exp(-m t) + time_parity exp(-m (Lt - t)) on the real part; "
       "pcac_mass(t) = (C_axial(t+1) - C_axial(t-1)) / (4 C_pion(t))";
+  const auto t0 = std::chrono::steady_clock::now();
   const std::vector<Correlator> corr = meson_correlators(geom, prop, sc.site, sc.channels, sc.momenta, &comm);
+  const ContractionCost cost = contraction_cost(geom.local_volume(), sc.channels, static_cast<int>(sc.momenta.size()));
+  metrics.record("host_meson_contractions", seconds_since(t0), cost.flops, cost.bytes);
   const Correlator* pion = nullptr;
   const Correlator* axial = nullptr;
   for (const Correlator& c : corr) {
@@ -228,6 +235,12 @@ bool run_propagator(const Config& cfg, const SolveConfig& sc, Context& ctx, cons
                     const HostGauge& gauge, WilsonClover<Ro>& outer, WilsonClover<Ri>& inner, io::OutputFile& file) {
   const auto t_start = std::chrono::steady_clock::now();
   const SourceSmearer smearer(gauge, sc.site[3], sc.smearing, &ctx.grid, &ctx.comm);
+  const double slice = static_cast<double>(smearer.slice_sites());
+  if (sc.smearing.link_kind != LinkSmearingKind::None) {
+    const double steps = sc.smearing.link_steps;
+    ctx.metrics.record("host_link_smearing", seconds_since(t_start), steps * slice * kLinkSmearingFlopsPerSite,
+                       steps * slice * kLinkSmearingBytesPerSite);
+  }
   io::PropagatorRecord rec;
   rec.name = sc.name;
   rec.single_precision = cfg.solver.precision == Precision::Single;
@@ -266,7 +279,13 @@ bool run_propagator(const Config& cfg, const SolveConfig& sc, Context& ctx, cons
     column.spin = k / 3;
     column.colour = k % 3;
     std::vector<std::complex<double>> source = make_source(geom, column, outer.params().theta);
-    smearer.apply(source);
+    if (sc.smearing.kind != QuarkSmearingKind::None) {
+      const auto t0 = std::chrono::steady_clock::now();
+      smearer.apply(source);
+      const double steps = sc.smearing.steps;
+      ctx.metrics.record("host_quark_smearing", seconds_since(t0), steps * slice * kQuarkSmearingFlopsPerSite,
+                         steps * slice * kQuarkSmearingBytesPerSite);
+    }
     SpinorField<Ro> b(geom), x(geom);
     spinor_from_natural(geom, source, b);
     cp.progress = [&](int it, double rel, double secs) {
@@ -292,7 +311,7 @@ bool run_propagator(const Config& cfg, const SolveConfig& sc, Context& ctx, cons
           sc.name, column.spin, column.colour, r.iterations, r.true_residual, cp.tol);
     }
   }
-  const io::CorrelatorRecord corr = correlator_record(sc, geom, prop, ctx.comm);
+  const io::CorrelatorRecord corr = correlator_record(sc, geom, prop, ctx.comm, ctx.metrics);
   rec.columns = &prop.columns;
   file.write_propagator(rec, io::BlockLayout{geom.global(), geom.local(), geom.origin()});
   file.write_correlators(corr);
@@ -372,9 +391,9 @@ bool run_all_solves(const Config& cfg, Context& ctx, const Geometry& geom, const
 }
 
 void log_kernel_table(const MetricsRegistry& m) {
-  spdlog::info("{:<18} {:>8} {:>12} {:>10} {:>10} {:>8}", "kernel", "calls", "ms/call", "GFLOP/s", "GB/s", "%peak");
+  spdlog::info("{:<24} {:>8} {:>12} {:>10} {:>10} {:>8}", "kernel", "calls", "ms/call", "GFLOP/s", "GB/s", "%peak");
   for (const auto& k : m.table()) {
-    spdlog::info("{:<18} {:>8} {:>12.4f} {:>10.2f} {:>10.2f} {:>8.1f}", k.name, k.calls, 1e3 * k.mean_s,
+    spdlog::info("{:<24} {:>8} {:>12.4f} {:>10.2f} {:>10.2f} {:>8.1f}", k.name, k.calls, 1e3 * k.mean_s,
                  k.total_s > 0 ? k.flops / k.total_s / 1e9 : 0.0, k.gbs, k.percent_of_peak);
   }
 }

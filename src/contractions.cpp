@@ -287,3 +287,19 @@ std::vector<double> pcac_mass(const std::vector<double>& axial, const std::vecto
 }
 
 }  // namespace emprism
+
+namespace emprism {
+
+ContractionCost contraction_cost(std::int64_t sites, const std::vector<std::string>& channels, int momenta) {
+  double pairs = 0, nch = 0;
+  for (const std::string& name : channels) {
+    if (const MesonChannel* c = find_meson_channel(name)) {
+      pairs += static_cast<double>(c->pairs.size());
+      nch += 1;
+    }
+  }
+  const double n = static_cast<double>(sites);
+  return {n * (1376.0 * pairs + 8.0 * nch * momenta), n * 144.0 * 16.0};
+}
+
+}  // namespace emprism

@@ -116,4 +116,12 @@ std::vector<double> effective_mass(const std::vector<double>& c, int time_parity
 // Throws std::invalid_argument on sizes that differ or are zero.
 std::vector<double> pcac_mass(const std::vector<double>& axial, const std::vector<double>& pion);
 
+// Counted work of meson_correlators on `sites` local sites, for the metrics registry: per site 1376 flops per
+// (sink, source) gamma pair (16 spin blocks of 9 complex multiply-adds, 8 flops each, and their phases) plus 8 per
+// channel and momentum (the momentum phase), and the propagator read once (144 complex<double> per site).
+struct ContractionCost {
+  double flops = 0, bytes = 0;
+};
+ContractionCost contraction_cost(std::int64_t sites, const std::vector<std::string>& channels, int momenta);
+
 }  // namespace emprism

@@ -34,6 +34,16 @@
 namespace emprism {
 
 // Spatial links of global timeslice t0, smeared, and the quark smearing that uses them.
+// Counted work of one smearing step per slice site, for the metrics registry (double precision):
+//   link step:  3 links x 4 staples x 2 SU(3) products of 198 flops, plus the weighted sums (3 x 4 x 18 + 3 x 36);
+//               the SU(3) projection (APE) or exponential (stout) is not counted; bytes: 3 links read, 3 written.
+//   quark step: 4 spins x (6 hops x 66 + 5 x 6 to sum them + 18 to combine); bytes: the spinor read and written
+//               and the 3 forward links (each read once).
+constexpr double kLinkSmearingFlopsPerSite = 3 * 4 * 2 * 198 + 3 * 4 * 18 + 3 * 36;
+constexpr double kLinkSmearingBytesPerSite = 2 * 3 * 144;
+constexpr double kQuarkSmearingFlopsPerSite = 4 * (6 * 66 + 5 * 6 + 18);
+constexpr double kQuarkSmearingBytesPerSite = 2 * 192 + 3 * 144;
+
 class SourceSmearer {
  public:
   // Copies the spatial links of timeslice t0 (0 <= t0 < Lt) of this rank's block of u (u's halo is not read),
@@ -55,6 +65,8 @@ class SourceSmearer {
   int timeslice() const { return t0_; }
   // Whether this rank's block holds global timeslice t0 (only then are link() and the smearing meaningful).
   bool holds_timeslice() const { return holds_t0_; }
+  // Sites of timeslice t0 in this rank's block (0 where it does not hold t0): the work of one step is per site.
+  std::int64_t slice_sites() const { return holds_t0_ ? std::int64_t(local_[0]) * local_[1] * local_[2] : 0; }
   // Smeared link V_i(x) at LOCAL spatial coordinates x of timeslice t0, -1 <= x[k] <= local[k] (the halo
   // included), i = 0, 1, 2. Only where holds_timeslice().
   const SU3<double>& link(const int x[3], int i) const { return links_[site(x) * 3 + static_cast<std::size_t>(i)]; }

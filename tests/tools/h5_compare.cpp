@@ -25,7 +25,8 @@
 //     amplified by the operator, not by rounding of the residual itself);
 //   - with --iter-slack N > 0, /solves/<name>/residual_history (and a propagator's residual_history/<column>) may
 //     differ in length by at most N; the common leading part is then compared; a propagator's column_iterations
-//     may differ by N each, and its iterations and restarts attributes (sums over 12 columns) by 12 N;
+//     may differ by N each, and its iterations and restarts attributes (sums over 12 columns) by 12 N; its
+//     column_true_residual values each follow the rule of the true_residual attribute below;
 //   - --cross-backend: files from different backends (CPU and GPU builds): the root attribute backend is not
 //     compared either;
 //   - --ignore-data PATH (repeatable): the dataset at PATH must exist in both with the same shape and type, but
@@ -410,6 +411,33 @@ double relative_difference(const std::vector<double>& a, std::size_t na, const s
 
 enum class Rule { Values, Skip, Slack, TrueResidual };
 
+// |a - b| <= max(100 rtol |b|, rtol): the rule of the true_residual attribute (see the file comment).
+bool residuals_agree(double a, double b, double rtol) {
+  return std::fabs(a - b) <= std::max(100 * rtol * std::fabs(b), rtol);
+}
+
+// A propagator's per-column true residuals (/solves/<name>/column_true_residual): each by the true_residual rule.
+void compare_column_residuals(hid_t a, hid_t b, const std::string& path, const Options& opt, Report& report) {
+  Hid sa(H5Dget_space(a), H5Sclose), sb(H5Dget_space(b), H5Sclose);
+  const std::vector<hsize_t> da = dims_of(sa.get()), db = dims_of(sb.get());
+  if (da != db) {
+    report.problem(path, "dataset has shape " + dims_str(da) + " in A but " + dims_str(db) + " in B");
+    return;
+  }
+  std::vector<double> va(npoints(sa.get())), vb(va.size());
+  if (H5Dread(a, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, va.data()) < 0 ||
+      H5Dread(b, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, vb.data()) < 0) {
+    report.problem(path, "dataset cannot be read as floats");
+    return;
+  }
+  for (std::size_t k = 0; k < va.size(); ++k) {
+    if (!residuals_agree(va[k], vb[k], opt.rtol)) {
+      report.problem(path, "element " + std::to_string(k) + " is " + fmt(va[k]) + " in A but " + fmt(vb[k]) + " in B");
+      return;
+    }
+  }
+}
+
 // A propagator's per-column iteration counts (/solves/<name>/column_iterations, integers of the same shape): each
 // may differ by at most --iter-slack.
 void compare_column_iterations(hid_t a, hid_t b, const std::string& path, const Options& opt, Report& report) {
@@ -616,6 +644,8 @@ int compare_files(const Options& opt) {
       const bool prefix = opt.iter_slack > 0 && is_residual_history(path);
       if (opt.iter_slack > 0 && is_in_solve_group(path, "column_iterations")) {
         compare_column_iterations(ha.get(), hb.get(), path, opt, report);
+      } else if (rule == Rule::Values && is_in_solve_group(path, "column_true_residual")) {
+        compare_column_residuals(ha.get(), hb.get(), path, opt, report);
       } else {
         compare_items(Item{"dataset", ha.get(), false}, Item{"dataset", hb.get(), false}, path, rule, prefix, opt,
                       report);
