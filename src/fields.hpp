@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -59,10 +60,11 @@ class Buffer {
   std::size_t n_ = 0;
 };
 
-// Host memory with the alignment of the views' blocks, for staging copies.
+// Host memory with the alignment of the views' blocks, for staging copies of n elements of T. Not initialised: the
+// copy from the device, or the loop that fills it (in parallel), touches it first.
 template <typename T>
-std::vector<Block16> host_staging(std::size_t n) {
-  return std::vector<Block16>((n * sizeof(T) + sizeof(Block16) - 1) / sizeof(Block16));
+std::unique_ptr<Block16[]> host_staging(std::size_t n) {
+  return std::unique_ptr<Block16[]>(new Block16[(n * sizeof(T) + sizeof(Block16) - 1) / sizeof(Block16)]);
 }
 
 template <typename R>
@@ -75,18 +77,30 @@ class ParitySpinor {
   const Buffer<Spinor<R>>& buffer() const { return buf_; }
 
   std::vector<Spinor<R>> download() const {
-    auto stage = host_staging<Spinor<R>>(buf_.size());
-    buf_.copy_to_host(stage.data());
-    const SpinorView<R> v = view_of(reinterpret_cast<Spinor<R>*>(stage.data()));
     std::vector<Spinor<R>> out(buf_.size());
-    for (int i = 0; i < vh_; ++i) out[i] = v.load(i);
+    read_sites([&](int i, const Spinor<R>& s) { out[i] = s; });
     return out;
   }
   void upload(const std::vector<Spinor<R>>& sites) {
+    write_sites([&](int i) { return sites[i]; });
+  }
+  // fn(i, site) for every site i (in parallel over OpenMP threads), read from one host copy of the device data.
+  template <typename Fn>
+  void read_sites(Fn&& fn) const {
     auto stage = host_staging<Spinor<R>>(buf_.size());
-    const SpinorView<R> v = view_of(reinterpret_cast<Spinor<R>*>(stage.data()));
-    for (int i = 0; i < vh_; ++i) v.store(i, sites[i]);
-    buf_.copy_from_host(stage.data());
+    buf_.copy_to_host(stage.get());
+    const SpinorView<R> v = view_of(reinterpret_cast<Spinor<R>*>(stage.get()));
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < vh_; ++i) fn(i, v.load(i));
+  }
+  // Site i = fn(i) for every site (in parallel over OpenMP threads), then one copy to the device.
+  template <typename Fn>
+  void write_sites(Fn&& fn) {
+    auto stage = host_staging<Spinor<R>>(buf_.size());
+    const SpinorView<R> v = view_of(reinterpret_cast<Spinor<R>*>(stage.get()));
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < vh_; ++i) v.store(i, fn(i));
+    buf_.copy_from_host(stage.get());
   }
 
  private:
@@ -111,11 +125,11 @@ class GaugeField {
   // links in checkerboard order [parity][cb][mu]
   void upload(const std::vector<SU3<R>>& links) {
     auto stage = host_staging<SU3<R>>(buf_.size());
-    const GaugeView<R> v = view_of(reinterpret_cast<SU3<R>*>(stage.data()));
+    const GaugeView<R> v = view_of(reinterpret_cast<SU3<R>*>(stage.get()));
     for (int p = 0; p < 2; ++p)
       for (int cb = 0; cb < vh_; ++cb)
         for (int mu = 0; mu < 4; ++mu) v.store(p, cb, mu, links[(static_cast<std::size_t>(p) * vh_ + cb) * 4 + mu]);
-    buf_.copy_from_host(stage.data());
+    buf_.copy_from_host(stage.get());
   }
 
  private:
@@ -131,9 +145,9 @@ class CloverField {
   CloverView<R> view() const { return view_of(const_cast<CloverSite<R>*>(buf_.data())); }
   void upload(const std::vector<CloverSite<R>>& sites) {
     auto stage = host_staging<CloverSite<R>>(buf_.size());
-    const CloverView<R> v = view_of(reinterpret_cast<CloverSite<R>*>(stage.data()));
+    const CloverView<R> v = view_of(reinterpret_cast<CloverSite<R>*>(stage.get()));
     for (int i = 0; i < vh_; ++i) v.store(i, sites[i]);
-    buf_.copy_from_host(stage.data());
+    buf_.copy_from_host(stage.get());
   }
 
  private:

@@ -25,6 +25,7 @@ std::vector<std::complex<double>> make_source(const Geometry& g, const SolveConf
                                               const std::array<double, 4>& theta) {
   std::vector<std::complex<double>> src(static_cast<std::size_t>(g.local_volume()) * 12);
   const double pi = 3.14159265358979323846;
+#pragma omp parallel for schedule(static)  // every site is written once; the RNG is counter-based (no state)
   for (std::int64_t lex = 0; lex < g.local_volume(); ++lex) {
     int x[4];
     g.local_coords(lex, x);
