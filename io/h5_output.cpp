@@ -583,6 +583,26 @@ void write_field_collective(hid_t dset, const Block& mine, const Field& f, const
   checked(H5Dwrite(dset, mem_type.get(), mspace.get(), fspace.get(), dxpl.get(), data), file, what);
 }
 
+// The attributes every /solves/<name> group has (a propagator's sum or combine those of its columns).
+struct SolveAttributes {
+  int iterations = 0, restarts = 0;
+  double true_residual = 0, seconds = 0, kappa = 0, csw = 0, tol = 0;
+  bool converged = false;
+  std::string source_kind;
+};
+
+void write_solve_attributes(hid_t g, const std::string& path, const SolveAttributes& a, const std::string& f) {
+  attr_int(g, path, "iterations", a.iterations, f);
+  attr_double(g, path, "true_residual", a.true_residual, f);
+  attr_bool(g, path, "converged", a.converged, f);
+  attr_double(g, path, "seconds", a.seconds, f);
+  attr_double(g, path, "kappa", a.kappa, f);
+  attr_double(g, path, "csw", a.csw, f);
+  attr_double(g, path, "tol", a.tol, f);
+  attr_int(g, path, "restarts", a.restarts, f);
+  attr_string(g, path, "source_kind", a.source_kind, f);
+}
+
 // Row layouts of the metrics tables in memory.
 struct KernelRow {
   const char* name;
@@ -1097,6 +1117,33 @@ void OutputFile::write_gauge(const GaugeInfo& gauge, const BlockLayout& block,
   });
 }
 
+struct OutputFile::FieldWrite {
+  hid_t dset;                        // valid where holds_file()
+  const std::vector<Block>& blocks;  // every rank's block
+  const Field& field;                // its shape, precision and (for a propagator) which column
+  const cplx* data;                  // this rank's block, local natural order
+  GatherBuffers<float>& fbuf;        // gather buffers of the field's precision
+  GatherBuffers<double>& dbuf;
+  std::string& err;  // gather mode: the first failure, thrown by the caller's next step
+};
+
+void OutputFile::write_field(const FieldWrite& w) {
+  const std::string& f = final_path_;
+  if (mode_ == OutputIo::Collective) {
+    step([&] {
+      if (w.field.single) {
+        write_field_collective<float>(w.dset, w.blocks[rank_], w.field, w.data, f);
+      } else {
+        write_field_collective<double>(w.dset, w.blocks[rank_], w.field, w.data, f);
+      }
+    });
+  } else if (w.field.single) {
+    gather_field<float>(comm_, rank_, w.blocks, w.dset, w.field, w.data, w.fbuf, f, w.err);
+  } else {
+    gather_field<double>(comm_, rank_, w.blocks, w.dset, w.field, w.data, w.dbuf, f, w.err);
+  }
+}
+
 void OutputFile::write_solve(const SolveRecord& rec, const BlockLayout& block) {
   require_open("write a solve");
   const std::string& f = final_path_;
@@ -1134,15 +1181,10 @@ void OutputFile::write_solve(const SolveRecord& rec, const BlockLayout& block) {
     Hid solves = open_or_create_group(file_, "solves", "/solves", f);
     group = create_group(solves.get(), rec.name, path, f);
     const hid_t g = group.get();
-    attr_int(g, path, "iterations", rec.iterations, f);
-    attr_double(g, path, "true_residual", rec.true_residual, f);
-    attr_bool(g, path, "converged", rec.converged, f);
-    attr_double(g, path, "seconds", rec.seconds, f);
-    attr_double(g, path, "kappa", rec.kappa, f);
-    attr_double(g, path, "csw", rec.csw, f);
-    attr_double(g, path, "tol", rec.tol, f);
-    attr_int(g, path, "restarts", rec.restarts, f);
-    attr_string(g, path, "source_kind", rec.source_kind, f);
+    write_solve_attributes(g, path,
+                           SolveAttributes{rec.iterations, rec.restarts, rec.true_residual, rec.seconds, rec.kappa,
+                                           rec.csw, rec.tol, rec.converged, rec.source_kind},
+                           f);
     if (rec.write_fields) {
       sol_dset = create_field(g, path, "solution", blocks[0].global, sol, f);
       src_dset = create_field(g, path, "source", blocks[0].global, src, f);
@@ -1159,32 +1201,9 @@ void OutputFile::write_solve(const SolveRecord& rec, const BlockLayout& block) {
     step(write_history);
     return;
   }
-  if (mode_ == OutputIo::Collective) {
-    step([&] {
-      if (rec.single_precision) {
-        write_field_collective<float>(sol_dset.get(), blocks[rank_], sol, rec.solution.data(), f);
-      } else {
-        write_field_collective<double>(sol_dset.get(), blocks[rank_], sol, rec.solution.data(), f);
-      }
-    });
-    step([&] {
-      if (rec.single_precision) {
-        write_field_collective<float>(src_dset.get(), blocks[rank_], src, rec.source.data(), f);
-      } else {
-        write_field_collective<double>(src_dset.get(), blocks[rank_], src, rec.source.data(), f);
-      }
-    });
-    step(write_history);
-    return;
-  }
   std::string err;
-  if (rec.single_precision) {
-    gather_field<float>(comm_, rank_, blocks, sol_dset.get(), sol, rec.solution.data(), fbuf, f, err);
-    gather_field<float>(comm_, rank_, blocks, src_dset.get(), src, rec.source.data(), fbuf, f, err);
-  } else {
-    gather_field<double>(comm_, rank_, blocks, sol_dset.get(), sol, rec.solution.data(), dbuf, f, err);
-    gather_field<double>(comm_, rank_, blocks, src_dset.get(), src, rec.source.data(), dbuf, f, err);
-  }
+  write_field(FieldWrite{sol_dset.get(), blocks, sol, rec.solution.data(), fbuf, dbuf, err});
+  write_field(FieldWrite{src_dset.get(), blocks, src, rec.source.data(), fbuf, dbuf, err});
   step([&] {
     if (!err.empty()) throw RuntimeFailure(err);
     write_history();
@@ -1231,29 +1250,19 @@ void OutputFile::write_propagator(const PropagatorRecord& rec, const BlockLayout
     Hid solves = open_or_create_group(file_, "solves", "/solves", f);
     group = create_group(solves.get(), rec.name, path, f);
     const hid_t g = group.get();
-    int iterations = 0, restarts = 0;
-    double seconds = 0, worst = 0;
-    bool converged = true;
+    SolveAttributes a{0, 0, 0, 0, rec.kappa, rec.csw, rec.tol, true, "propagator"};
     std::vector<std::int32_t> column_iterations;
     std::vector<double> column_residual;
     for (int k = 0; k < 12; ++k) {
-      iterations += rec.iterations[k];
-      restarts += rec.restarts[k];
-      seconds += rec.seconds[k];
-      worst = std::max(worst, rec.true_residual[k]);
-      converged = converged && rec.converged[k];
+      a.iterations += rec.iterations[k];
+      a.restarts += rec.restarts[k];
+      a.seconds += rec.seconds[k];
+      a.true_residual = std::max(a.true_residual, rec.true_residual[k]);
+      a.converged = a.converged && rec.converged[k];
       column_iterations.push_back(rec.iterations[k]);
       column_residual.push_back(rec.true_residual[k]);
     }
-    attr_int(g, path, "iterations", iterations, f);
-    attr_double(g, path, "true_residual", worst, f);
-    attr_bool(g, path, "converged", converged, f);
-    attr_double(g, path, "seconds", seconds, f);
-    attr_double(g, path, "kappa", rec.kappa, f);
-    attr_double(g, path, "csw", rec.csw, f);
-    attr_double(g, path, "tol", rec.tol, f);
-    attr_int(g, path, "restarts", restarts, f);
-    attr_string(g, path, "source_kind", "propagator", f);
+    write_solve_attributes(g, path, a, f);
     attr_int4(g, path, "source_site", rec.source_site, f);
     attr_string(g, path, "smearing", rec.smearing, f);
     attr_int(g, path, "smearing_steps", rec.smearing_steps, f);
@@ -1280,20 +1289,7 @@ void OutputFile::write_propagator(const PropagatorRecord& rec, const BlockLayout
   std::string err;
   for (int k = 0; k < 12; ++k) {
     prop.at = {hsize_t(k / 3), hsize_t(k % 3)};
-    const cplx* column = (*rec.columns)[k].data();
-    if (mode_ == OutputIo::Collective) {
-      step([&] {
-        if (rec.single_precision) {
-          write_field_collective<float>(dset.get(), blocks[rank_], prop, column, f);
-        } else {
-          write_field_collective<double>(dset.get(), blocks[rank_], prop, column, f);
-        }
-      });
-    } else if (rec.single_precision) {
-      gather_field<float>(comm_, rank_, blocks, dset.get(), prop, column, fbuf, f, err);
-    } else {
-      gather_field<double>(comm_, rank_, blocks, dset.get(), prop, column, dbuf, f, err);
-    }
+    write_field(FieldWrite{dset.get(), blocks, prop, (*rec.columns)[k].data(), fbuf, dbuf, err});
   }
   step([&] {
     if (!err.empty()) throw RuntimeFailure(err);

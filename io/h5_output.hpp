@@ -253,6 +253,10 @@ class OutputFile {
   void step(Body&& body);
   void close_file_quietly();
   void open(const OutputOptions& options, MPI_Comm comm, OutputIo mode);
+  // Writes this rank's block of one field into its dataset, collectively or through the gather to rank 0
+  // (collective). FieldWrite is defined in h5_output.cpp.
+  struct FieldWrite;
+  void write_field(const FieldWrite& w);
   // Writes the Collective mode's deferred variable-length data (rank 0, file closed by everyone).
   void write_deferred();
 

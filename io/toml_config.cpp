@@ -27,6 +27,7 @@
 
 #include "src/contractions.hpp"
 #include "src/errors.hpp"
+#include "src/sources.hpp"
 
 namespace emprism::io {
 namespace {
@@ -486,19 +487,7 @@ const KeyList kPropagatorKeys = {"site",
 constexpr SourceKind kAllKinds[] = {SourceKind::Point, SourceKind::Random, SourceKind::PlaneWave,
                                     SourceKind::Propagator};
 
-std::string_view kind_name(SourceKind kind) {
-  switch (kind) {
-    case SourceKind::Point:
-      return "point";
-    case SourceKind::Random:
-      return "random";
-    case SourceKind::PlaneWave:
-      return "plane_wave";
-    case SourceKind::Propagator:
-      break;
-  }
-  return "propagator";
-}
+std::string_view kind_name(SourceKind kind) { return source_kind_name(kind); }  // src/sources.hpp
 
 const KeyList& kind_keys(SourceKind kind) {
   switch (kind) {
@@ -819,72 +808,6 @@ std::string str(const std::array<T, N>& a) {
   return out + "]";
 }
 
-const char* precision_text(Precision p) {
-  switch (p) {
-    case Precision::Single:
-      return "single";
-    case Precision::Double:
-      return "double";
-    case Precision::Mixed:
-      break;
-  }
-  return "mixed";
-}
-
-const char* gauge_source_text(GaugeSource s) {
-  switch (s) {
-    case GaugeSource::Unit:
-      return "unit";
-    case GaugeSource::Random:
-      return "random";
-    case GaugeSource::File:
-      return "file";
-    case GaugeSource::Heatbath:
-      break;
-  }
-  return "heatbath";
-}
-
-const char* file_format_text(GaugeFileFormat f) {
-  switch (f) {
-    case GaugeFileFormat::Auto:
-      return "auto";
-    case GaugeFileFormat::Ildg:
-      return "ildg";
-    case GaugeFileFormat::Nersc:
-      return "nersc";
-    case GaugeFileFormat::OpenQcd:
-      return "openqcd";
-    case GaugeFileFormat::Milc:
-      break;
-  }
-  return "milc";
-}
-
-const char* quark_smearing_text(QuarkSmearingKind k) {
-  switch (k) {
-    case QuarkSmearingKind::None:
-      return "none";
-    case QuarkSmearingKind::Wuppertal:
-      return "wuppertal";
-    case QuarkSmearingKind::Jacobi:
-      break;
-  }
-  return "jacobi";
-}
-
-const char* link_smearing_text(LinkSmearingKind k) {
-  switch (k) {
-    case LinkSmearingKind::None:
-      return "none";
-    case LinkSmearingKind::Ape:
-      return "ape";
-    case LinkSmearingKind::Stout:
-      break;
-  }
-  return "stout";
-}
-
 }  // namespace
 
 std::string physics_inputs(const Config& c) {
@@ -892,7 +815,7 @@ std::string physics_inputs(const Config& c) {
   auto line = [&](const std::string& key, const std::string& value) { out += key + " = " + value + "\n"; };
   line("lattice.extents", str(c.lattice.extents));
   const GaugeConfig& g = c.gauge;
-  line("gauge.source", str(std::string(gauge_source_text(g.source))));
+  line("gauge.source", str(std::string(gauge_source_name(g.source))));
   switch (g.source) {
     case GaugeSource::Random:
       line("gauge.width", str(g.width));
@@ -900,7 +823,7 @@ std::string physics_inputs(const Config& c) {
       break;
     case GaugeSource::File:
       line("gauge.file", str(g.file));
-      line("gauge.format", str(std::string(file_format_text(g.format))));
+      line("gauge.format", str(std::string(gauge_file_format_name(g.format))));
       break;
     case GaugeSource::Heatbath:
       line("gauge.beta", str(g.beta));
@@ -914,13 +837,13 @@ std::string physics_inputs(const Config& c) {
   if (c.generate.enabled) {
     line("generate.count", str(c.generate.count));
     line("generate.every", str(c.generate.every));
-    line("generate.format", str(std::string(file_format_text(c.generate.format))));
+    line("generate.format", str(std::string(gauge_file_format_name(c.generate.format))));
     line("generate.prefix", str(c.generate.prefix));
   }
   line("dirac.kappa", str(c.dirac.kappa));
   line("dirac.csw", str(c.dirac.csw));
   line("dirac.theta_over_pi", str(c.dirac.theta_over_pi));
-  line("solver.precision", str(std::string(precision_text(c.solver.precision))));
+  line("solver.precision", str(std::string(precision_name(c.solver.precision))));
   line("solver.tol", str(c.solver.tol));
   line("solver.max_iter", str(c.solver.max_iter));
   line("output.fields", str(c.output.fields));
@@ -959,12 +882,12 @@ std::string physics_inputs(const Config& c) {
         for (std::size_t k = 0; k < s.momenta.size(); ++k) momenta += (k ? ", " : "") + str(s.momenta[k]);
         line(p + "momenta", momenta + "]");
         const SmearingConfig& sm = s.smearing;
-        line(p + "smearing", str(std::string(quark_smearing_text(sm.kind))));
+        line(p + "smearing", str(std::string(quark_smearing_name(sm.kind))));
         if (sm.kind != QuarkSmearingKind::None) {
           line(p + "smearing_steps", str(sm.steps));
           line(p + "smearing_weight", str(sm.weight));
         }
-        line(p + "link_smearing", str(std::string(link_smearing_text(sm.link_kind))));
+        line(p + "link_smearing", str(std::string(link_smearing_name(sm.link_kind))));
         if (sm.link_kind != LinkSmearingKind::None) {
           line(p + "link_smearing_steps", str(sm.link_steps));
           line(p + "link_smearing_weight", str(sm.link_weight));

@@ -47,18 +47,6 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-const char* precision_name(Precision p) {
-  switch (p) {
-    case Precision::Single:
-      return "single";
-    case Precision::Double:
-      return "double";
-    case Precision::Mixed:
-      return "mixed";
-  }
-  return "unknown";
-}
-
 // The date of rank 0 on every rank (attributes must be identical on all ranks).
 std::string utc_now(Communicator& comm) {
   long long now = static_cast<long long>(std::time(nullptr));
@@ -155,30 +143,6 @@ SolveOutcome run_solve(const Config& cfg, const SolveConfig& sc, const Geometry&
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-const char* quark_smearing_name(QuarkSmearingKind k) {
-  switch (k) {
-    case QuarkSmearingKind::None:
-      return "none";
-    case QuarkSmearingKind::Wuppertal:
-      return "wuppertal";
-    case QuarkSmearingKind::Jacobi:
-      break;
-  }
-  return "jacobi";
-}
-
-const char* link_smearing_name(LinkSmearingKind k) {
-  switch (k) {
-    case LinkSmearingKind::None:
-      return "none";
-    case LinkSmearingKind::Ape:
-      return "ape";
-    case LinkSmearingKind::Stout:
-      break;
-  }
-  return "stout";
 }
 
 // The meson correlators of a propagator with their effective masses and the PCAC mass (collective).
@@ -396,20 +360,6 @@ void log_kernel_table(const MetricsRegistry& m) {
     spdlog::info("{:<24} {:>8} {:>12.4f} {:>10.2f} {:>10.2f} {:>8.1f}", k.name, k.calls, 1e3 * k.mean_s,
                  k.total_s > 0 ? k.flops / k.total_s / 1e9 : 0.0, k.gbs, k.percent_of_peak);
   }
-}
-
-const char* gauge_source_name(GaugeSource s) {
-  switch (s) {
-    case GaugeSource::Unit:
-      return "unit";
-    case GaugeSource::Random:
-      return "random";
-    case GaugeSource::File:
-      return "file";
-    case GaugeSource::Heatbath:
-      return "heatbath";
-  }
-  return "unknown";
 }
 
 io::GaugeFormat file_format(GaugeFileFormat f) {

@@ -21,6 +21,73 @@ enum class NoiseKind { Gaussian, Z2 };
 enum class QuarkSmearingKind { None, Wuppertal, Jacobi };
 enum class LinkSmearingKind { None, Ape, Stout };
 
+// The input's words for the choices above (as written in the TOML file and the output's attributes).
+inline const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::Single:
+      return "single";
+    case Precision::Double:
+      return "double";
+    case Precision::Mixed:
+      break;
+  }
+  return "mixed";
+}
+
+inline const char* gauge_source_name(GaugeSource s) {
+  switch (s) {
+    case GaugeSource::Unit:
+      return "unit";
+    case GaugeSource::Random:
+      return "random";
+    case GaugeSource::File:
+      return "file";
+    case GaugeSource::Heatbath:
+      break;
+  }
+  return "heatbath";
+}
+
+inline const char* gauge_file_format_name(GaugeFileFormat f) {
+  switch (f) {
+    case GaugeFileFormat::Auto:
+      return "auto";
+    case GaugeFileFormat::Ildg:
+      return "ildg";
+    case GaugeFileFormat::Nersc:
+      return "nersc";
+    case GaugeFileFormat::OpenQcd:
+      return "openqcd";
+    case GaugeFileFormat::Milc:
+      break;
+  }
+  return "milc";
+}
+
+inline const char* quark_smearing_name(QuarkSmearingKind k) {
+  switch (k) {
+    case QuarkSmearingKind::None:
+      return "none";
+    case QuarkSmearingKind::Wuppertal:
+      return "wuppertal";
+    case QuarkSmearingKind::Jacobi:
+      break;
+  }
+  return "jacobi";
+}
+
+inline const char* link_smearing_name(LinkSmearingKind k) {
+  switch (k) {
+    case LinkSmearingKind::None:
+      return "none";
+    case LinkSmearingKind::Ape:
+      return "ape";
+    case LinkSmearingKind::Stout:
+      break;
+  }
+  return "stout";
+}
+
 struct LatticeConfig {
   std::array<int, 4> extents{};  // global (Lx, Ly, Lz, Lt), each even and >= 2
   // Process grid (px, py, pz, pt); absent = chosen to minimise the halo surface. Checked against the rank
