@@ -726,7 +726,7 @@ int run_main(int argc, char** argv) {
     io::print_error(comm.size() > 1 ? "rank " + std::to_string(comm.rank()) + ": " + e.what() : e.what());
     std::error_code ec;
     if (comm.rank() == 0 && std::filesystem::exists(io::partial_path(cfg.output.file), ec)) {
-      spdlog::warn("the complete solves are kept in {}; run again with output.resume = true to continue",
+      spdlog::info("the complete solves are kept in {}; run again with output.resume = true to continue",
                    io::partial_path(cfg.output.file));
     }
     if (comm.size() > 1) comm.abort(kExitFailure);
