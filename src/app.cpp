@@ -287,7 +287,7 @@ bool run_propagator(const Config& cfg, const SolveConfig& sc, Context& ctx, cons
                  e.effective_mass[static_cast<std::size_t>(lt / 4)]);
   }
   spdlog::info("solve '{}': propagator {} in {:.3f} s", sc.name, all ? "complete" : "written (not converged)",
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count());
+               seconds_since(t_start));
   return all;
 }
 
@@ -540,7 +540,7 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
   file.write_metrics(metrics.table(), metrics.peak(), mine);
   file.commit();
 
-  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  const double total = seconds_since(t_start);
   spdlog::info(
       "timing summary (rank 0): {:.3f} s in total, {:.3f} s computing, {:.3f} s waiting for halos, "
       "{:.3f} s in reductions",
