@@ -184,18 +184,16 @@ void attr_int(hid_t obj, const std::string& obj_path, const char* name, int valu
   write_attribute(obj, obj_path, name, H5T_STD_I32LE, H5T_NATIVE_INT32, space.get(), &v, file);
 }
 
-void attr_int4(hid_t obj, const std::string& obj_path, const char* name, const std::array<int, 4>& value,
-               const std::string& file) {
-  Hid space = simple_space({4}, file);
-  const std::int32_t v[4] = {value[0], value[1], value[2], value[3]};
-  write_attribute(obj, obj_path, name, H5T_STD_I32LE, H5T_NATIVE_INT32, space.get(), v, file);
-}
-
 // An integer attribute of shape dims (row-major values).
 void attr_ints(hid_t obj, const std::string& obj_path, const char* name, const std::vector<hsize_t>& dims,
                const std::vector<std::int32_t>& values, const std::string& file) {
   Hid space = simple_space(dims, file);
   write_attribute(obj, obj_path, name, H5T_STD_I32LE, H5T_NATIVE_INT32, space.get(), values.data(), file);
+}
+
+void attr_int4(hid_t obj, const std::string& obj_path, const char* name, const std::array<int, 4>& value,
+               const std::string& file) {
+  attr_ints(obj, obj_path, name, {4}, {value[0], value[1], value[2], value[3]}, file);
 }
 
 // A one-dimensional array of variable-length strings (h5py reads a numpy array of str/bytes).
@@ -759,11 +757,9 @@ std::vector<std::pair<std::string, std::string>> input_lines(const std::string& 
 
 // Rank 0, before the file is opened for writing: copies the complete solves (/solves/<name> and /correlators/<name>)
 // of the partial file into a fresh file and renames it over the partial file. A solve whose objects cannot be copied
-// (damaged by the crash) is left out, to be solved again. Returns the solves kept.
-std::vector<CompleteSolve> carry_over(const std::string& partial, const std::vector<CompleteSolve>& solves,
-                                      const std::string& final_path) {
+// (damaged by the crash) is left out, to be solved again.
+void carry_over(const std::string& partial, const std::vector<CompleteSolve>& solves, const std::string& final_path) {
   const std::string fresh = partial + ".new";
-  std::vector<CompleteSolve> kept;
   {
     Hid src = checked(H5Fopen(partial.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, final_path,
                       "open the partial file '" + partial + "'");
@@ -781,9 +777,7 @@ std::vector<CompleteSolve> carry_over(const std::string& partial, const std::vec
         }
         ok = ok && H5Ocopy(src.get(), path.c_str(), dst.get(), path.c_str(), H5P_DEFAULT, lcpl.get()) >= 0;
       }
-      if (ok) {
-        kept.push_back(c);
-      } else {
+      if (!ok) {
         H5Eclear2(H5E_DEFAULT);
         for (const std::string group : {"/solves/", "/correlators/"}) {  // no half-copied solve
           const std::string path = group + c.name;
@@ -803,7 +797,6 @@ std::vector<CompleteSolve> carry_over(const std::string& partial, const std::vec
     throw RuntimeFailure("HDF5 output '" + final_path + "': cannot rename '" + fresh + "' to '" + partial +
                          "': " + std::strerror(err));
   }
-  return kept;
 }
 
 }  // namespace
@@ -952,9 +945,7 @@ void OutputFile::open(const OutputOptions& options, MPI_Comm comm, OutputIo mode
     RunState previous;
     step([&] { previous = check_partial(final_path, options); });  // every rank: the same file system
     const bool resuming = options.resume && fs::exists(temp_path_);
-    // Rank 0 carries the complete solves over to a fresh file that replaces the partial one; the others learn
-    // which solves it kept.
-    std::vector<CompleteSolve> kept;
+    // Rank 0 carries the complete solves over to a fresh file that replaces the partial one.
     step([&] {
       if (!resuming || !is_root()) return;
       if (options.check_plaquette && !std::isnan(previous.plaquette) &&
@@ -963,19 +954,12 @@ void OutputFile::open(const OutputOptions& options, MPI_Comm comm, OutputIo mode
                          " differs from " + std::to_string(previous.plaquette) + " in the partial file '" + temp_path_ +
                          "' (the gauge configuration changed); remove it to start again");
       }
-      kept = carry_over(temp_path_, previous.solves, final_path);
+      carry_over(temp_path_, previous.solves, final_path);
     });
-    std::string names;
-    for (const CompleteSolve& c : kept) names += c.name + (c.converged ? "+" : "-") + "/";
-    unsigned long long length = names.size();
-    MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, comm_);
-    names.resize(length);
-    MPI_Bcast(names.data(), static_cast<int>(length), MPI_CHAR, 0, comm_);
-    for (std::size_t pos = 0; pos < names.size();) {  // solve names have no '/' (and end in '+' or '-')
-      const std::size_t slash = names.find('/', pos);
-      resumed_.push_back(CompleteSolve{names.substr(pos, slash - pos - 1), names[slash - 1] == '+'});
-      pos = slash + 1;
-    }
+    // Every rank reads which solves the rewritten partial file holds (the same file system everywhere).
+    step([&] {
+      if (resuming) resumed_ = read_run_state(temp_path_).solves;
+    });
     complete_ = static_cast<int>(resumed_.size());
 
     step([&] {
