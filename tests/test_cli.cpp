@@ -877,12 +877,18 @@ TEST(Cli, KilledRunLeavesThePartialFileWithItsCompleteSolves) {
   EXPECT_FALSE(link_exists(f.id(), "/solves/prop"));
 }
 
+// Writes `in` with the two solves of kTwoSolves into dir and runs it until the test hook kills it after the first
+// solve: dir then holds out.h5.partial with solve 'pt' complete. Returns whether the run was killed.
+bool interrupted_run(const TempDir& dir, Input& in) {
+  in.solves = kTwoSolves;
+  write_file(dir.file(kInputName), in.toml(dir.file(kOutputName)));
+  return run_crashing_after(dir, 1, {kInputName}).signal == SIGKILL;
+}
+
 TEST(Cli, PartialFileWithoutResumeExitsTwoAndIsKept) {
   TempDir dir;
   Input in;
-  in.solves = kTwoSolves;
-  write_file(dir.file(kInputName), in.toml(dir.file(kOutputName)));
-  ASSERT_EQ(run_crashing_after(dir, 1, {kInputName}).signal, SIGKILL);
+  ASSERT_TRUE(interrupted_run(dir, in));
   const std::string before = read_file(dir.file("out.h5.partial"));
   const RunResult r = run_program(dir, {kInputName});
   EXPECT_EQ(r.exit_code, 2) << describe(r);
@@ -897,9 +903,7 @@ TEST(Cli, PartialFileWithoutResumeExitsTwoAndIsKept) {
 TEST(Cli, ResumeWithAnotherInputExitsTwoNamingTheDifference) {
   TempDir dir;
   Input in;
-  in.solves = kTwoSolves;
-  write_file(dir.file(kInputName), in.toml(dir.file(kOutputName)));
-  ASSERT_EQ(run_crashing_after(dir, 1, {kInputName}).signal, SIGKILL);
+  ASSERT_TRUE(interrupted_run(dir, in));
   const std::string before = read_file(dir.file("out.h5.partial"));
   in.kappa = "0.121";
   write_file(dir.file(kInputName), in.toml(dir.file(kOutputName)));
@@ -915,9 +919,7 @@ TEST(Cli, ResumeWithAnotherInputExitsTwoNamingTheDifference) {
 TEST(Cli, ResumeSolvesOnlyWhatIsMissingAndRenamesTheFile) {
   TempDir dir;
   Input in;
-  in.solves = kTwoSolves;
-  write_file(dir.file(kInputName), in.toml(dir.file(kOutputName)) + "");
-  ASSERT_EQ(run_crashing_after(dir, 1, {kInputName}).signal, SIGKILL);
+  ASSERT_TRUE(interrupted_run(dir, in));
   const RunResult r = run_program(dir, {"--resume", kInputName});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_NE(r.out.find("solve 'pt': complete in the partial file of the interrupted run"), std::string::npos) << r.out;
