@@ -15,7 +15,7 @@
 #include <string>
 
 #include "comm/communicator.hpp"
-#include "src/errors.hpp"
+#include "kernels/errors.hpp"
 
 namespace emprism {
 namespace {

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <vector>
 
-#include "src/errors.hpp"
+#include "kernels/errors.hpp"
 
 namespace emprism::io {
 

@@ -25,9 +25,9 @@
 #include <utility>
 #include <vector>
 
-#include "src/contractions.hpp"
-#include "src/errors.hpp"
-#include "src/sources.hpp"
+#include "kernels/errors.hpp"
+#include "src/physics/contractions.hpp"
+#include "src/physics/sources.hpp"
 
 namespace emprism::io {
 namespace {
@@ -487,7 +487,7 @@ const KeyList kPropagatorKeys = {"site",
 constexpr SourceKind kAllKinds[] = {SourceKind::Point, SourceKind::Random, SourceKind::PlaneWave,
                                     SourceKind::Propagator};
 
-std::string_view kind_name(SourceKind kind) { return source_kind_name(kind); }  // src/sources.hpp
+std::string_view kind_name(SourceKind kind) { return source_kind_name(kind); }  // src/physics/sources.hpp
 
 const KeyList& kind_keys(SourceKind kind) {
   switch (kind) {
@@ -577,7 +577,7 @@ void read_plane_wave(const Section& s, SolveConfig& out) {
   if (all_zero) fail(path, "must not be all zero");
 }
 
-// channels: a non-empty array of distinct known channel names (src/contractions.hpp).
+// channels: a non-empty array of distinct known channel names (src/physics/contractions.hpp).
 std::vector<std::string> read_channels(const toml::node& node, const std::string& path) {
   if (!node.is_array()) fail(path, "expected an array of channel names, got " + type_name(node));
   const toml::array& array = *node.as_array();

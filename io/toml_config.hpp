@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "src/config.hpp"
+#include "src/run/config.hpp"
 
 namespace emprism::io {
 
@@ -28,7 +28,7 @@ Config load_config(const std::string& path);
 // order, with defaults filled in and numbers in shortest round-trip form, so that formatting, comments and key order
 // of the TOML file do not matter. Left out: what does not change the physics or the stored data (lattice.procs,
 // [comm], [log], [metrics], output.file, output.overwrite, output.io, output.resume). A resumed run must have
-// exactly the same text as the run that wrote the partial file (io/h5_output.hpp). Pure function.
+// exactly the same text as the run that wrote the partial file (io/h5/output.hpp). Pure function.
 std::string physics_inputs(const Config& config);
 
 // 64-bit FNV-1a hash of text as 16 lowercase hex digits (the file's input_hash attribute).

@@ -52,7 +52,7 @@ if [ "$what" = hip ] || [ "$what" = all ]; then
   echo "check_gpu_builds: HIP backend, hipcc, gfx90a"
   cmake -S "$repo" -B "$repo/build-hip" -DCMAKE_BUILD_TYPE=Release -DEMPRISM_BACKEND=HIP -DCMAKE_CXX_COMPILER=hipcc \
     -DEMPRISM_HIP_ARCH=gfx90a -DEMPRISM_RESOURCE_REPORT=ON > "$repo/build-hip.cmake.log"
-  touch "$repo"/src/dirac.cpp "$repo"/src/blas.cpp "$repo"/src/peak.cpp  # the report is printed when they compile
+  touch "$repo"/src/physics/dirac.cpp "$repo"/src/physics/blas.cpp "$repo"/src/physics/peak.cpp  # the report is printed when they compile
   cmake --build "$repo/build-hip" -j "$jobs" > "$repo/build-hip.log" 2>&1 || { tail -60 "$repo/build-hip.log"; exit 1; }
   echo "check_gpu_builds: HIP gfx90a build OK; per-kernel resources (hot kernels and BLAS):"
   report hip "$repo/build-hip.log"
@@ -64,7 +64,7 @@ if [ "$what" = cuda ] || [ "$what" = all ]; then
   cmake -S "$repo" -B "$repo/build-cuda" -DCMAKE_BUILD_TYPE=Release -DEMPRISM_BACKEND=CUDA \
     -DCMAKE_CUDA_COMPILER="$cuda_home/bin/nvcc" -DCMAKE_CUDA_ARCHITECTURES=90 -DEMPRISM_RESOURCE_REPORT=ON \
     > "$repo/build-cuda.cmake.log"
-  touch "$repo"/src/dirac.cpp "$repo"/src/blas.cpp "$repo"/src/peak.cpp
+  touch "$repo"/src/physics/dirac.cpp "$repo"/src/physics/blas.cpp "$repo"/src/physics/peak.cpp
   cmake --build "$repo/build-cuda" -j "$jobs" > "$repo/build-cuda.log" 2>&1 || { tail -60 "$repo/build-cuda.log"; exit 1; }
   echo "check_gpu_builds: CUDA sm_90 build OK; per-kernel resources:"
   report cuda "$repo/build-cuda.log"

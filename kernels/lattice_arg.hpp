@@ -3,7 +3,7 @@
 // Convention (DESIGN.md section 2): x fastest, t slowest; parity = (x+y+z+t) mod 2 in *global* coordinates;
 // within a parity, cb = lex / 2 with lex = x + Lx (y + Ly (z + Lz t)) the local lexicographic index
 // (local Lx is even, so the two sites of each x-pair have opposite parity).
-// Built by src/geometry.cpp; who may call: kernels and host code alike.
+// Built by src/lattice/geometry.cpp; who may call: kernels and host code alike.
 #pragma once
 
 #include "kernels/backend/defs.hpp"

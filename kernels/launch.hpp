@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "kernels/backend/backend.hpp"
-#include "src/metrics.hpp"
+#include "kernels/metrics.hpp"
 
 namespace emprism {
 

@@ -1,5 +1,5 @@
 // stream.hpp: the functors of the empirical bandwidth measurement (copy, triad, read-only), as the seeds'
-// mixbench: simple streams over arrays much larger than the caches. Who may call: src/peak.cpp.
+// mixbench: simple streams over arrays much larger than the caches. Who may call: src/physics/peak.cpp.
 #pragma once
 
 #include "kernels/blas.hpp"

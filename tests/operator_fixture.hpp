@@ -10,14 +10,14 @@
 #include <vector>
 
 #include "comm/communicator.hpp"
+#include "kernels/errors.hpp"
 #include "reference/reference.hpp"
-#include "src/blas.hpp"
-#include "src/clover.hpp"
-#include "src/dirac.hpp"
-#include "src/errors.hpp"
-#include "src/field_io.hpp"
-#include "src/gauge.hpp"
-#include "src/sources.hpp"
+#include "src/lattice/field_io.hpp"
+#include "src/lattice/gauge.hpp"
+#include "src/physics/blas.hpp"
+#include "src/physics/clover.hpp"
+#include "src/physics/dirac.hpp"
+#include "src/physics/sources.hpp"
 
 namespace emprism::test {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "io/toml_config.hpp"
-#include "src/errors.hpp"
+#include "kernels/errors.hpp"
 
 #ifndef EMPRISM_SOURCE_DIR
 #define EMPRISM_SOURCE_DIR "/work/main"

@@ -1,4 +1,4 @@
-// test_contractions.cpp: meson two-point functions, effective and PCAC masses (src/contractions.hpp).
+// test_contractions.cpp: meson two-point functions, effective and PCAC masses (src/physics/contractions.hpp).
 // The correlators are checked against an independent slow evaluation written here straight from the formula
 //   C(p, t) = sum_x exp(-i p.(x - x0)) tr[Gsnk S(x) Gsrc g5 S(x)^dag g5]
 // with dense 12x12 matrices built from the reference's 4x4 gamma matrices (tests/reference), against the
@@ -11,8 +11,8 @@
 #include <limits>
 
 #include "operator_fixture.hpp"
-#include "src/cg.hpp"
-#include "src/contractions.hpp"
+#include "src/physics/cg.hpp"
+#include "src/physics/contractions.hpp"
 
 namespace emprism::test {
 namespace {

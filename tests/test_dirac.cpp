@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "operator_fixture.hpp"
-#include "src/blas.hpp"
+#include "src/physics/blas.hpp"
 
 namespace emprism::test {
 namespace {

@@ -1,4 +1,4 @@
-// test_gauge_file.cpp: gauge-configuration files (io/gauge_file.hpp) on one rank.
+// test_gauge_file.cpp: gauge-configuration files (io/gauge/gauge_file.hpp) on one rank.
 // - real files written by other codes (../shared/testdata: Chroma's NERSC 4^4 two-row IEEE32BIG, PyQUDA's ILDG
 //   4^3x8 64-bit): extents, precision, checksum ok, plaquette and link trace equal to the header's;
 // - round trips write -> read of random links: ILDG 32/64 bit, NERSC 3x3 and two-row 32/64 bit (exact in 64 bit,
@@ -22,10 +22,10 @@
 #include <tuple>
 #include <vector>
 
-#include "io/gauge_file.hpp"
-#include "io/gauge_formats.hpp"
-#include "src/errors.hpp"
-#include "src/gauge.hpp"
+#include "io/gauge/formats.hpp"
+#include "io/gauge/gauge_file.hpp"
+#include "kernels/errors.hpp"
+#include "src/lattice/gauge.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
-// test_gauge_openqcd_milc.cpp: the openQCD and MILC (version 5) gauge-file readers of io/gauge_openqcd.cpp and
-// io/gauge_milc.cpp, on one rank (grid = nullptr). The files are written here, byte by byte, from a known random
+// test_gauge_openqcd_milc.cpp: the openQCD and MILC (version 5) gauge-file readers of io/gauge/openqcd.cpp and
+// io/gauge/milc.cpp, on one rank (grid = nullptr). The files are written here, byte by byte, from a known random
 // field by small writers transcribed from the formats' specifications (openQCD's export_cnfg() and main/README.io;
 // MILC's io_lat4.c w_serial and io_lat.h), independently of the readers; the readers must give back the links
 // exactly (64-bit data) or their float roundings (32-bit), and refuse corrupted, truncated or mismatched files
@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "comm/communicator.hpp"
-#include "io/gauge_file.hpp"
-#include "io/gauge_formats.hpp"
-#include "src/errors.hpp"
-#include "src/gauge.hpp"
+#include "io/gauge/formats.hpp"
+#include "io/gauge/gauge_file.hpp"
+#include "kernels/errors.hpp"
+#include "src/lattice/gauge.hpp"
 
 namespace emprism {
 namespace {

@@ -1,4 +1,4 @@
-// test_heatbath.cpp: the quenched heatbath (src/heatbath.hpp) on one rank (grid nullptr): the SU(2) sampler's
+// test_heatbath.cpp: the quenched heatbath (src/physics/heatbath.hpp) on one rank (grid nullptr): the SU(2) sampler's
 // moments, the staple against the plaquette, links staying in SU(3), reproducibility from the seed (and
 // independence of the thread count), overrelaxation keeping the action, the weak- and strong-coupling limits,
 // and the plaquette at beta = 6.0 and 5.7 on 8^4 against the published values (the two statistical tests take
@@ -17,8 +17,8 @@
 #endif
 
 #include "comm/communicator.hpp"
-#include "src/gauge.hpp"
-#include "src/heatbath.hpp"
+#include "src/lattice/gauge.hpp"
+#include "src/physics/heatbath.hpp"
 
 namespace emprism {
 namespace {

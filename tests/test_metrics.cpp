@@ -1,10 +1,10 @@
-// test_metrics.cpp: GoogleTest tests of src/metrics (MetricsRegistry, DESIGN.md section 4).
+// test_metrics.cpp: GoogleTest tests of kernels/metrics (MetricsRegistry, DESIGN.md section 4).
 // Each test records known calls and checks one derived figure of table(): aggregation, min, mean, GB/s,
 // percent of peak, ordering. Values are chosen so that the expected results are exact in binary.
 // Who may call: the test runner.
 #include <gtest/gtest.h>
 
-#include "src/metrics.hpp"
+#include "kernels/metrics.hpp"
 
 namespace emprism {
 namespace {

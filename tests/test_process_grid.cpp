@@ -14,7 +14,7 @@
 
 #include "comm/communicator.hpp"
 #include "comm/process_grid.hpp"
-#include "src/errors.hpp"
+#include "kernels/errors.hpp"
 
 namespace emprism {
 namespace {

@@ -1,8 +1,8 @@
-// test_smearing.cpp: source smearing (src/smearing.hpp) on one rank: the stout exponential against independent
+// test_smearing.cpp: source smearing (src/physics/smearing.hpp) on one rank: the stout exponential against independent
 // evaluations, the APE projection (SU(3), stationary, maximal, covariant), the smeared links (SU(3), covariant,
 // trivial limits, smoothing), and the quark smearing (free-field momentum-space results computed here by a direct
 // discrete Fourier sum, gauge covariance for every link/quark combination, hermiticity, norm, locality in time).
-// Conventions: src/config.hpp above SmearingConfig; fields in local natural order (lex * 12 + spin * 3 + colour),
+// Conventions: src/run/config.hpp above SmearingConfig; fields in local natural order (lex * 12 + spin * 3 + colour),
 // which on one rank is the layout of tests/reference. Tolerances: a few hundred ulps of double precision.
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "operator_fixture.hpp"
-#include "src/smearing.hpp"
+#include "src/physics/smearing.hpp"
 
 namespace emprism::test {
 namespace {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "operator_fixture.hpp"
-#include "src/cg.hpp"
+#include "src/physics/cg.hpp"
 
 namespace emprism::test {
 namespace {

@@ -1,5 +1,5 @@
 // test_sources.cpp: the [[solve]] sources: point, random (gaussian, Z2; reproducible and independent of the
-// decomposition) and plane wave, against their definitions in src/sources.hpp.
+// decomposition) and plane wave, against their definitions in src/physics/sources.hpp.
 #include <gtest/gtest.h>
 
 #include "operator_fixture.hpp"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "kernels/blas.hpp"
-#include "src/metrics.hpp"
+#include "kernels/metrics.hpp"
 
 namespace emprism::backend {
 

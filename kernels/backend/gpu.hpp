@@ -10,7 +10,7 @@
 
 #include "kernels/backend/gpu_api.hpp"
 #include "kernels/blas.hpp"
-#include "src/metrics.hpp"
+#include "kernels/metrics.hpp"
 
 #ifndef EMPRISM_GPU_BLOCK
 #define EMPRISM_GPU_BLOCK 256

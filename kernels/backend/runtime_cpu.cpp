@@ -7,7 +7,7 @@
 #include <string>
 
 #include "kernels/backend/runtime.hpp"
-#include "src/errors.hpp"
+#include "kernels/errors.hpp"
 
 namespace emprism::backend {
 

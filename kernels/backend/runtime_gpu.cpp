@@ -6,7 +6,7 @@
 
 #include "kernels/backend/gpu.hpp"
 #include "kernels/backend/runtime.hpp"
-#include "src/errors.hpp"
+#include "kernels/errors.hpp"
 
 namespace emprism::gpu {
 

@@ -6,8 +6,8 @@
 
 #include "kernels/backend/runtime.hpp"
 #include "operator_fixture.hpp"
-#include "src/cg.hpp"
-#include "src/peak.hpp"
+#include "src/physics/cg.hpp"
+#include "src/physics/peak.hpp"
 
 namespace emprism::test {
 namespace {

@@ -19,12 +19,12 @@
 #include "comm/communicator.hpp"
 #include "comm/process_grid.hpp"
 #include "kernels/backend/runtime.hpp"
-#include "src/cg.hpp"
-#include "src/clover.hpp"
-#include "src/dirac.hpp"
-#include "src/field_io.hpp"
-#include "src/gauge.hpp"
-#include "src/sources.hpp"
+#include "src/lattice/field_io.hpp"
+#include "src/lattice/gauge.hpp"
+#include "src/physics/cg.hpp"
+#include "src/physics/clover.hpp"
+#include "src/physics/dirac.hpp"
+#include "src/physics/sources.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// test_gauge_file_mpi.cpp: standalone MPI test of io/gauge_file.hpp on N ranks (ctest runs it with 1, 2 and 4).
+// test_gauge_file_mpi.cpp: standalone MPI test of io/gauge/gauge_file.hpp on N ranks (ctest runs it with 1, 2 and 4).
 // For every process grid of N ranks that splits the 4x4x4x8 lattice into even local extents (x, y, z, t split
 // alone and together), every rank makes its block of a random field with make_random_gauge (decomposition
 // independent), and
@@ -28,9 +28,9 @@
 
 #include "comm/communicator.hpp"
 #include "comm/process_grid.hpp"
-#include "io/gauge_file.hpp"
-#include "src/errors.hpp"
-#include "src/gauge.hpp"
+#include "io/gauge/gauge_file.hpp"
+#include "kernels/errors.hpp"
+#include "src/lattice/gauge.hpp"
 
 namespace {
 

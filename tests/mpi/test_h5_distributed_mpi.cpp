@@ -1,4 +1,4 @@
-// test_h5_distributed_mpi.cpp: standalone MPI test of io/h5_output on N ranks (run with 1, 2 and 4).
+// test_h5_distributed_mpi.cpp: standalone MPI test of io/h5/output on N ranks (run with 1, 2 and 4).
 // The global 4x4x4x8 lattice is split into blocks over t (unevenly, 3 + 5, when t is split in two) and then z;
 // rank r holds block N-1-r, so rank 0 does not hold the origin. Every element of every field is a known function
 // of its GLOBAL site and component. The same content is written in Gather mode and, when this build has parallel
@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "io/h5_output.hpp"
-#include "src/errors.hpp"
+#include "io/h5/output.hpp"
+#include "kernels/errors.hpp"
 
 namespace {
 

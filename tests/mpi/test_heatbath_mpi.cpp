@@ -1,4 +1,4 @@
-// test_heatbath_mpi.cpp: the distributed heatbath (src/heatbath.hpp) is bitwise identical to the same sweeps on
+// test_heatbath_mpi.cpp: the distributed heatbath (src/physics/heatbath.hpp) is bitwise identical to the same sweeps on
 // one rank, run by ctest under mpiexec:  test_heatbath_mpi [px py pz pt [force_mask, e.g. 1001]]
 // (no arguments: the grid chosen by make_process_grid). On the global lattice 8x4x4x8, every rank thermalises its
 // block (cold start: 3 compound sweeps with 2 overrelaxation passes each; hot start: 2 sweeps), rank 0 gathers
@@ -21,8 +21,8 @@
 
 #include "comm/communicator.hpp"
 #include "comm/process_grid.hpp"
-#include "src/gauge.hpp"
-#include "src/heatbath.hpp"
+#include "src/lattice/gauge.hpp"
+#include "src/physics/heatbath.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
-// test_smearing_mpi.cpp: distributed source smearing (src/smearing.hpp) equals the same smearing on one rank, run by
-// ctest under mpiexec:  test_smearing_mpi [px py pz pt [force_mask, e.g. 1111]]  (no arguments: the grid chosen by
-// make_process_grid). On the global lattice 8x8x4x8 with the random gauge field make_random_gauge(geom, 11, 0.7)
+// test_smearing_mpi.cpp: distributed source smearing (src/physics/smearing.hpp) equals the same smearing on one rank,
+// run by ctest under mpiexec:  test_smearing_mpi [px py pz pt [force_mask, e.g. 1111]]  (no arguments: the grid chosen
+// by make_process_grid). On the global lattice 8x8x4x8 with the random gauge field make_random_gauge(geom, 11, 0.7)
 // (decomposition independent), for Wuppertal and Jacobi smearing each with unsmeared, APE and stout links, every rank
 // smears a point source at (7, 3, 2, 5) (next to the rank boundaries of x, y and z and to the global x boundary;
 // t0 = 5 lies on one time-rank only when t is split) and a gaussian noise source on t0; rank 0 gathers the smeared
@@ -23,9 +23,9 @@
 
 #include "comm/communicator.hpp"
 #include "comm/process_grid.hpp"
-#include "src/gauge.hpp"
-#include "src/smearing.hpp"
-#include "src/sources.hpp"
+#include "src/lattice/gauge.hpp"
+#include "src/physics/smearing.hpp"
+#include "src/physics/sources.hpp"
 
 namespace {
 

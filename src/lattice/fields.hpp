@@ -1,0 +1,161 @@
+// fields.hpp: fields own their memory and hand out views (kernels never own memory).
+//   Buffer<T>        n elements of raw device memory (host memory on the CPU backend), zeroed, move-only
+//   ParitySpinor<R>  spinors on the sites of one parity
+//   SpinorField<R>   a full-lattice spinor as its even and odd halves
+//   GaugeField<R>    the links U_mu(x) of both parities
+//   CloverField<R>   A or A^-1, one CloverSite per site of one parity
+// Host code reads and writes whole fields as element vectors in checkerboard order (download/upload): a host
+// staging copy of the raw memory is read or filled through the same view type the kernels use, so only
+// kernels/views.hpp knows the layout.
+// Who may call: anyone; fields are rank-local.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "kernels/backend/runtime.hpp"
+#include "kernels/views.hpp"
+#include "src/lattice/geometry.hpp"
+
+namespace emprism {
+
+template <typename T>
+class Buffer {
+ public:
+  Buffer() = default;
+  explicit Buffer(std::size_t n) : n_(n) {
+    if (n_ > 0) {
+      ptr_ = static_cast<T*>(backend::device_alloc(bytes()));
+      backend::device_zero(ptr_, bytes());
+    }
+  }
+  ~Buffer() { backend::device_free(ptr_); }
+  Buffer(Buffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  Buffer& operator=(Buffer&& o) noexcept {
+    if (this != &o) {
+      backend::device_free(ptr_);
+      ptr_ = std::exchange(o.ptr_, nullptr);
+      n_ = std::exchange(o.n_, 0);
+    }
+    return *this;
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  T* data() { return ptr_; }
+  const T* data() const { return ptr_; }
+  std::size_t size() const { return n_; }
+  std::size_t bytes() const { return n_ * sizeof(T); }
+  // Raw copies of the whole buffer (no layout interpretation).
+  void copy_to_host(void* dst) const { backend::copy_to_host(dst, ptr_, bytes()); }
+  void copy_from_host(const void* src) { backend::copy_to_device(ptr_, src, bytes()); }
+  void from_host(const std::vector<T>& v) {
+    if (!v.empty()) copy_from_host(v.data());
+  }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+// Host memory with the alignment of the views' blocks, for staging copies of n elements of T. Not initialised: the
+// copy from the device, or the loop that fills it (in parallel), touches it first.
+template <typename T>
+std::unique_ptr<Block16[]> host_staging(std::size_t n) {
+  return std::unique_ptr<Block16[]>(new Block16[(n * sizeof(T) + sizeof(Block16) - 1) / sizeof(Block16)]);
+}
+
+template <typename R>
+class ParitySpinor {
+ public:
+  explicit ParitySpinor(const Geometry& g) : vh_(g.half_volume()), buf_(static_cast<std::size_t>(g.half_volume())) {}
+  int sites() const { return vh_; }
+  SpinorView<R> view() const { return view_of(const_cast<Spinor<R>*>(buf_.data())); }
+  Buffer<Spinor<R>>& buffer() { return buf_; }
+  const Buffer<Spinor<R>>& buffer() const { return buf_; }
+
+  std::vector<Spinor<R>> download() const {
+    std::vector<Spinor<R>> out(buf_.size());
+    read_sites([&](int i, const Spinor<R>& s) { out[i] = s; });
+    return out;
+  }
+  void upload(const std::vector<Spinor<R>>& sites) {
+    write_sites([&](int i) { return sites[i]; });
+  }
+  // fn(i, site) for every site i (in parallel over OpenMP threads), read from one host copy of the device data.
+  template <typename Fn>
+  void read_sites(Fn&& fn) const {
+    auto stage = host_staging<Spinor<R>>(buf_.size());
+    buf_.copy_to_host(stage.get());
+    const SpinorView<R> v = view_of(reinterpret_cast<Spinor<R>*>(stage.get()));
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < vh_; ++i) fn(i, v.load(i));
+  }
+  // Site i = fn(i) for every site (in parallel over OpenMP threads), then one copy to the device.
+  template <typename Fn>
+  void write_sites(Fn&& fn) {
+    auto stage = host_staging<Spinor<R>>(buf_.size());
+    const SpinorView<R> v = view_of(reinterpret_cast<Spinor<R>*>(stage.get()));
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < vh_; ++i) v.store(i, fn(i));
+    buf_.copy_from_host(stage.get());
+  }
+
+ private:
+  SpinorView<R> view_of(Spinor<R>* p) const { return SpinorView<R>{{reinterpret_cast<BlockOf<Spinor<R>>*>(p), vh_}}; }
+  int vh_;
+  Buffer<Spinor<R>> buf_;
+};
+
+template <typename R>
+struct SpinorField {
+  explicit SpinorField(const Geometry& g) : even(g), odd(g) {}
+  ParitySpinor<R>& parity(int p) { return p == 0 ? even : odd; }
+  const ParitySpinor<R>& parity(int p) const { return p == 0 ? even : odd; }
+  ParitySpinor<R> even, odd;
+};
+
+template <typename R>
+class GaugeField {
+ public:
+  explicit GaugeField(const Geometry& g) : vh_(g.half_volume()), buf_(static_cast<std::size_t>(g.half_volume()) * 8) {}
+  GaugeView<R> view() const { return view_of(const_cast<SU3<R>*>(buf_.data())); }
+  // links in checkerboard order [parity][cb][mu]
+  void upload(const std::vector<SU3<R>>& links) {
+    auto stage = host_staging<SU3<R>>(buf_.size());
+    const GaugeView<R> v = view_of(reinterpret_cast<SU3<R>*>(stage.get()));
+    for (int p = 0; p < 2; ++p)
+      for (int cb = 0; cb < vh_; ++cb)
+        for (int mu = 0; mu < 4; ++mu) v.store(p, cb, mu, links[(static_cast<std::size_t>(p) * vh_ + cb) * 4 + mu]);
+    buf_.copy_from_host(stage.get());
+  }
+
+ private:
+  GaugeView<R> view_of(SU3<R>* p) const { return GaugeView<R>{reinterpret_cast<BlockOf<SU3<R>>*>(p), vh_}; }
+  int vh_;
+  Buffer<SU3<R>> buf_;
+};
+
+template <typename R>
+class CloverField {
+ public:
+  explicit CloverField(const Geometry& g) : vh_(g.half_volume()), buf_(static_cast<std::size_t>(g.half_volume())) {}
+  CloverView<R> view() const { return view_of(const_cast<CloverSite<R>*>(buf_.data())); }
+  void upload(const std::vector<CloverSite<R>>& sites) {
+    auto stage = host_staging<CloverSite<R>>(buf_.size());
+    const CloverView<R> v = view_of(reinterpret_cast<CloverSite<R>*>(stage.get()));
+    for (int i = 0; i < vh_; ++i) v.store(i, sites[i]);
+    buf_.copy_from_host(stage.get());
+  }
+
+ private:
+  CloverView<R> view_of(CloverSite<R>* p) const {
+    return CloverView<R>{{reinterpret_cast<BlockOf<CloverSite<R>>*>(p), vh_}};
+  }
+  int vh_;
+  Buffer<CloverSite<R>> buf_;
+};
+
+}  // namespace emprism

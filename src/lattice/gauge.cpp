@@ -1,0 +1,238 @@
+// gauge.cpp: host gauge field, generators and observables (see gauge.hpp).
+#include "src/lattice/gauge.hpp"
+
+#include <cmath>
+
+#include "src/lattice/rng.hpp"
+
+namespace emprism {
+
+HostGauge::HostGauge(const Geometry& g) : geom_(&g) {
+  std::size_t n = 4;
+  for (int mu = 0; mu < 4; ++mu) {
+    ext_[mu] = g.local()[mu] + 2;
+    n *= static_cast<std::size_t>(ext_[mu]);
+  }
+  links_.resize(n);
+}
+
+namespace {
+
+// Calls f(x) for every x with x[nu] in [lo[nu], hi[nu]).
+template <typename F>
+void for_box(const std::array<int, 4>& lo, const std::array<int, 4>& hi, F&& f) {
+  int x[4];
+  for (x[3] = lo[3]; x[3] < hi[3]; ++x[3])
+    for (x[2] = lo[2]; x[2] < hi[2]; ++x[2])
+      for (x[1] = lo[1]; x[1] < hi[1]; ++x[1])
+        for (x[0] = lo[0]; x[0] < hi[0]; ++x[0]) f(x);
+}
+
+}  // namespace
+
+void HostGauge::fill_halo(const ProcessGrid* grid) {
+  const Extents& l = geom_->local();
+  // Direction by direction; the slabs span the halo of the directions already done, so edges and corners
+  // arrive through two (or more) hops.
+  for (int mu = 0; mu < 4; ++mu) {
+    std::array<int, 4> lo{}, hi{};
+    for (int nu = 0; nu < 4; ++nu) {
+      lo[nu] = nu < mu ? -1 : 0;
+      hi[nu] = nu < mu ? l[nu] + 1 : l[nu];
+    }
+    auto slab = [&](int xmu) {
+      std::array<int, 4> a = lo, b = hi;
+      a[mu] = xmu;
+      b[mu] = xmu + 1;
+      return std::make_pair(a, b);
+    };
+    auto pack = [&](int xmu) {
+      std::vector<SU3<double>> buf;
+      const auto [a, b] = slab(xmu);
+      for_box(a, b, [&](const int* x) {
+        for (int nu = 0; nu < 4; ++nu) buf.push_back(at(x, nu));
+      });
+      return buf;
+    };
+    auto unpack = [&](int xmu, const std::vector<SU3<double>>& buf) {
+      std::size_t k = 0;
+      const auto [a, b] = slab(xmu);
+      for_box(a, b, [&](const int* x) {
+        for (int nu = 0; nu < 4; ++nu) at(x, nu) = buf[k++];
+      });
+    };
+    const std::vector<SU3<double>> low = pack(0), high = pack(l[mu] - 1);
+    if (grid == nullptr || grid->dims[mu] == 1) {
+      unpack(l[mu], low);
+      unpack(-1, high);
+      continue;
+    }
+    std::vector<SU3<double>> from_fwd(low.size()), from_bwd(high.size());
+    const int bytes = static_cast<int>(low.size() * sizeof(SU3<double>));
+    MPI_Sendrecv(low.data(), bytes, MPI_BYTE, grid->bwd[mu], 100 + mu, from_fwd.data(), bytes, MPI_BYTE, grid->fwd[mu],
+                 100 + mu, grid->cart, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(high.data(), bytes, MPI_BYTE, grid->fwd[mu], 200 + mu, from_bwd.data(), bytes, MPI_BYTE, grid->bwd[mu],
+                 200 + mu, grid->cart, MPI_STATUS_IGNORE);
+    unpack(l[mu], from_fwd);
+    unpack(-1, from_bwd);
+  }
+}
+
+HostGauge make_unit_gauge(const Geometry& g) {
+  HostGauge u(g);
+  for_box({-1, -1, -1, -1}, {g.local()[0] + 1, g.local()[1] + 1, g.local()[2] + 1, g.local()[3] + 1},
+          [&](const int* x) {
+            for (int mu = 0; mu < 4; ++mu) u.at(x, mu) = identity_su3<double>();
+          });
+  return u;
+}
+
+namespace {
+
+using C = Complex<double>;
+
+double row_norm2(const C* r) { return norm2(r[0]) + norm2(r[1]) + norm2(r[2]); }
+
+}  // namespace
+
+SU3<double> project_su3(const SU3<double>& m) {
+  SU3<double> u = m;
+  double n0 = std::sqrt(row_norm2(u.e[0]));
+  for (int j = 0; j < 3; ++j) u.e[0][j] = (1.0 / n0) * u.e[0][j];
+  C d = conj_mul(u.e[0][0], u.e[1][0]) + conj_mul(u.e[0][1], u.e[1][1]) + conj_mul(u.e[0][2], u.e[1][2]);
+  for (int j = 0; j < 3; ++j) u.e[1][j] = u.e[1][j] - d * u.e[0][j];
+  double n1 = std::sqrt(row_norm2(u.e[1]));
+  for (int j = 0; j < 3; ++j) u.e[1][j] = (1.0 / n1) * u.e[1][j];
+  u.e[2][0] = conj(u.e[0][1] * u.e[1][2] - u.e[0][2] * u.e[1][1]);
+  u.e[2][1] = conj(u.e[0][2] * u.e[1][0] - u.e[0][0] * u.e[1][2]);
+  u.e[2][2] = conj(u.e[0][0] * u.e[1][1] - u.e[0][1] * u.e[1][0]);
+  return u;
+}
+
+SU3<double> haar_su3_from_gaussians(const double gauss[18]) {
+  SU3<double> m;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) m.e[i][j] = {gauss[2 * (3 * i + j)], gauss[2 * (3 * i + j) + 1]};
+  return project_su3(m);
+}
+
+double unitarity_deviation(const SU3<double>& u) {
+  const SU3<double> p = u * dagger(u);
+  double dev = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      const C d = p.e[i][j] - C{double(i == j), 0.0};
+      dev = std::fmax(dev, std::sqrt(norm2(d)));
+    }
+  const C det = u.e[0][0] * (u.e[1][1] * u.e[2][2] - u.e[1][2] * u.e[2][1]) -
+                u.e[0][1] * (u.e[1][0] * u.e[2][2] - u.e[1][2] * u.e[2][0]) +
+                u.e[0][2] * (u.e[1][0] * u.e[2][1] - u.e[1][1] * u.e[2][0]);
+  return std::fmax(dev, std::sqrt(norm2(det - C{1.0, 0.0})));
+}
+
+HostGauge make_random_gauge(const Geometry& g, std::uint64_t seed, double width) {
+  HostGauge u(g);
+  const std::int64_t vol = g.local_volume();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t lex = 0; lex < vol; ++lex) {
+    int x[4];
+    g.local_coords(lex, x);
+    const std::uint64_t site = static_cast<std::uint64_t>(g.global_lex(x));
+    for (int mu = 0; mu < 4; ++mu) {
+      double gauss[20];
+      for (std::uint32_t k = 0; k < 5; ++k) gaussian4(seed, RngStream::GaugeLinks, site, 8u * mu + k, gauss + 4 * k);
+      const SU3<double> h = haar_su3_from_gaussians(gauss);
+      SU3<double> m;
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) m.e[i][j] = width * h.e[i][j] + C{(1.0 - width) * (i == j), 0.0};
+      u.at(x, mu) = (width == 1.0) ? h : project_su3(m);
+    }
+  }
+  u.fill_halo();
+  return u;
+}
+
+double plaquette(const HostGauge& u, Communicator* comm) {
+  const Geometry& g = u.geometry();
+  const std::int64_t vol = g.local_volume();
+  double sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+  for (std::int64_t lex = 0; lex < vol; ++lex) {
+    int x[4];
+    g.local_coords(lex, x);
+    for (int mu = 0; mu < 4; ++mu)
+      for (int nu = mu + 1; nu < 4; ++nu) {
+        int xm[4] = {x[0], x[1], x[2], x[3]}, xn[4] = {x[0], x[1], x[2], x[3]};
+        xm[mu] += 1;
+        xn[nu] += 1;
+        const SU3<double> p = u.at(x, mu) * u.at(xm, nu) * dagger(u.at(xn, mu)) * dagger(u.at(x, nu));
+        sum += trace(p).re / 3.0;
+      }
+  }
+  double v[2] = {sum, static_cast<double>(vol)};
+  if (comm) comm->sum(v, 2);
+  return v[0] / (6.0 * v[1]);
+}
+
+double link_trace(const HostGauge& u, Communicator* comm) {
+  const Geometry& g = u.geometry();
+  double v[2] = {0, static_cast<double>(g.local_volume())};
+  for (std::int64_t lex = 0; lex < g.local_volume(); ++lex) {
+    int x[4];
+    g.local_coords(lex, x);
+    for (int mu = 0; mu < 4; ++mu) v[0] += trace(u.at(x, mu)).re / 3.0;
+  }
+  if (comm) comm->sum(v, 2);
+  return v[0] / (4.0 * v[1]);
+}
+
+template <typename R>
+void upload_gauge(const HostGauge& host, GaugeField<R>& dev) {
+  const Geometry& g = host.geometry();
+  std::vector<SU3<R>> h(static_cast<std::size_t>(g.local_volume()) * 4);
+  for (std::int64_t lex = 0; lex < g.local_volume(); ++lex) {
+    int x[4];
+    g.local_coords(lex, x);
+    const std::size_t site = static_cast<std::size_t>(g.parity(x)) * g.half_volume() + g.cb_index(x);
+    for (int mu = 0; mu < 4; ++mu)
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b)
+          h[site * 4 + mu].e[a][b] = {R(host.at(x, mu).e[a][b].re), R(host.at(x, mu).e[a][b].im)};
+  }
+  dev.upload(h);
+}
+template void upload_gauge<float>(const HostGauge&, GaugeField<float>&);
+template void upload_gauge<double>(const HostGauge&, GaugeField<double>&);
+
+std::vector<std::complex<double>> gauge_to_natural(const HostGauge& u) {
+  const Geometry& g = u.geometry();
+  std::vector<std::complex<double>> nat(static_cast<std::size_t>(g.local_volume()) * 36);
+  for (std::int64_t lex = 0; lex < g.local_volume(); ++lex) {
+    int x[4];
+    g.local_coords(lex, x);
+    for (int mu = 0; mu < 4; ++mu)
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+          const C v = u.at(x, mu).e[a][b];
+          nat[static_cast<std::size_t>(((lex * 4 + mu) * 3 + a) * 3 + b)] = {v.re, v.im};
+        }
+  }
+  return nat;
+}
+
+void gauge_from_natural(const std::vector<std::complex<double>>& nat, HostGauge& u) {
+  const Geometry& g = u.geometry();
+  for (std::int64_t lex = 0; lex < g.local_volume(); ++lex) {
+    int x[4];
+    g.local_coords(lex, x);
+    for (int mu = 0; mu < 4; ++mu)
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+          const auto v = nat[static_cast<std::size_t>(((lex * 4 + mu) * 3 + a) * 3 + b)];
+          u.at(x, mu).e[a][b] = {v.real(), v.imag()};
+        }
+  }
+  u.fill_halo();
+}
+
+}  // namespace emprism

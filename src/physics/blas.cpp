@@ -1,0 +1,119 @@
+// blas.cpp: launchers of the BLAS-1 kernels (see blas.hpp), with their flops and minimum bytes.
+#include "src/physics/blas.hpp"
+
+#include "kernels/blas.hpp"
+#include "kernels/launch.hpp"
+
+namespace emprism::blas {
+
+template <typename R>
+inline double bytes_per_site() {
+  return 24.0 * sizeof(R);
+}
+
+template <typename R>
+void zero(Context& ctx, ParitySpinor<R>& y) {
+  launch(ctx.metrics, {"blas_zero", 0.0, y.sites() * bytes_per_site<R>()}, y.sites(), ZeroFunctor<R>{y.view()});
+}
+
+template <typename Rout, typename Rin>
+void convert(Context& ctx, ParitySpinor<Rout>& y, const ParitySpinor<Rin>& x) {
+  launch(ctx.metrics, {"blas_copy", 0.0, x.sites() * (bytes_per_site<Rout>() + bytes_per_site<Rin>())}, x.sites(),
+         ConvertFunctor<Rout, Rin>{y.view(), x.view()});
+}
+
+// y = a x + b y
+template <typename R>
+void axpby(Context& ctx, double a, const ParitySpinor<R>& x, double b, ParitySpinor<R>& y) {
+  launch(ctx.metrics, {"blas_axpby", 72.0 * x.sites(), 3 * x.sites() * bytes_per_site<R>()}, x.sites(),
+         AxpbyFunctor<R>{x.view(), y.view(), R(a), R(b)});
+}
+
+// y += a x (x may be of another precision)
+template <typename R, typename Rx>
+void axpy(Context& ctx, double a, const ParitySpinor<Rx>& x, ParitySpinor<R>& y) {
+  launch(ctx.metrics, {"blas_axpy", 48.0 * x.sites(), x.sites() * (2 * bytes_per_site<R>() + bytes_per_site<Rx>())},
+         x.sites(), AxpyFunctor<R, Rx>{x.view(), y.view(), R(a)});
+}
+
+template <typename R>
+double norm2(Context& ctx, const ParitySpinor<R>& x) {
+  Sums<1> s = launch_reduce<1>(ctx.metrics, {"blas_norm2", 48.0 * x.sites(), x.sites() * bytes_per_site<R>()},
+                               x.sites(), Norm2Functor<R>{x.view()});
+  ctx.comm.sum(s.v, 1);
+  return s.v[0];
+}
+
+template <typename R>
+std::complex<double> dot(Context& ctx, const ParitySpinor<R>& x, const ParitySpinor<R>& y) {
+  Sums<2> s = launch_reduce<2>(ctx.metrics, {"blas_dot", 96.0 * x.sites(), 2 * x.sites() * bytes_per_site<R>()},
+                               x.sites(), DotFunctor<R>{x.view(), y.view()});
+  ctx.comm.sum(s.v, 2);
+  return {s.v[0], s.v[1]};
+}
+
+// Sum of the two local parity norms, one reduction.
+template <typename R>
+double norm2(Context& ctx, const SpinorField<R>& x) {
+  const LaunchCost c{"blas_norm2", 48.0 * x.even.sites(), x.even.sites() * bytes_per_site<R>()};
+  Sums<1> s = launch_reduce<1>(ctx.metrics, c, x.even.sites(), Norm2Functor<R>{x.even.view()});
+  const Sums<1> t = launch_reduce<1>(ctx.metrics, c, x.odd.sites(), Norm2Functor<R>{x.odd.view()});
+  s.v[0] += t.v[0];
+  ctx.comm.sum(s.v, 1);
+  return s.v[0];
+}
+
+// r = b - r for both parities; returns |r|^2 (one reduction).
+template <typename R>
+double residual(Context& ctx, const SpinorField<R>& b, SpinorField<R>& r) {
+  double s[1] = {0};
+  for (int p = 0; p < 2; ++p) {
+    const int n = r.parity(p).sites();
+    s[0] += launch_reduce<1>(ctx.metrics, {"blas_residual", 72.0 * n, 3 * n * bytes_per_site<R>()}, n,
+                             ResidualFunctor<R>{b.parity(p).view(), r.parity(p).view()})
+                .v[0];
+  }
+  ctx.comm.sum(s, 1);
+  return s[0];
+}
+
+// x += alpha p, r -= alpha w; returns |r|^2 (one reduction).
+template <typename R>
+double cg_update(Context& ctx, double alpha, const ParitySpinor<R>& p, const ParitySpinor<R>& w, ParitySpinor<R>& x,
+                 ParitySpinor<R>& r) {
+  const int n = x.sites();
+  Sums<1> s = launch_reduce<1>(ctx.metrics, {"blas_cg_update", 144.0 * n, 6 * n * bytes_per_site<R>()}, n,
+                               CgUpdateFunctor<R>{x.view(), p.view(), r.view(), w.view(), R(alpha)});
+  ctx.comm.sum(s.v, 1);
+  return s.v[0];
+}
+
+}  // namespace emprism::blas
+
+namespace emprism::blas {
+
+template void zero<float>(Context&, ParitySpinor<float>&);
+template void axpby<float>(Context&, double, const ParitySpinor<float>&, double, ParitySpinor<float>&);
+template double norm2<float>(Context&, const ParitySpinor<float>&);
+template std::complex<double> dot<float>(Context&, const ParitySpinor<float>&, const ParitySpinor<float>&);
+template double norm2<float>(Context&, const SpinorField<float>&);
+template double residual<float>(Context&, const SpinorField<float>&, SpinorField<float>&);
+template double cg_update<float>(Context&, double, const ParitySpinor<float>&, const ParitySpinor<float>&,
+                                 ParitySpinor<float>&, ParitySpinor<float>&);
+template void zero<double>(Context&, ParitySpinor<double>&);
+template void axpby<double>(Context&, double, const ParitySpinor<double>&, double, ParitySpinor<double>&);
+template double norm2<double>(Context&, const ParitySpinor<double>&);
+template std::complex<double> dot<double>(Context&, const ParitySpinor<double>&, const ParitySpinor<double>&);
+template double norm2<double>(Context&, const SpinorField<double>&);
+template double residual<double>(Context&, const SpinorField<double>&, SpinorField<double>&);
+template double cg_update<double>(Context&, double, const ParitySpinor<double>&, const ParitySpinor<double>&,
+                                  ParitySpinor<double>&, ParitySpinor<double>&);
+template void convert<float, float>(Context&, ParitySpinor<float>&, const ParitySpinor<float>&);
+template void convert<double, double>(Context&, ParitySpinor<double>&, const ParitySpinor<double>&);
+template void convert<float, double>(Context&, ParitySpinor<float>&, const ParitySpinor<double>&);
+template void convert<double, float>(Context&, ParitySpinor<double>&, const ParitySpinor<float>&);
+template void axpy<float, float>(Context&, double, const ParitySpinor<float>&, ParitySpinor<float>&);
+template void axpy<double, double>(Context&, double, const ParitySpinor<double>&, ParitySpinor<double>&);
+template void axpy<double, float>(Context&, double, const ParitySpinor<float>&, ParitySpinor<double>&);
+
+}  // namespace emprism::blas

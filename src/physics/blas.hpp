@@ -1,0 +1,41 @@
+// blas.hpp: BLAS-1 on parity spinor fields through the launchers (each call is timed and counted).
+// Reductions are local sums in double followed by one Communicator::sum (one MPI_Allreduce) per call;
+// fused operations (cg_update) reduce once. Collective: every rank must call the reductions.
+// Instantiated for float and double (and the mixed conversions) in blas.cpp, the only file that launches them.
+// Who may call: solvers and operators.
+#pragma once
+
+#include <complex>
+
+#include "src/lattice/context.hpp"
+#include "src/lattice/fields.hpp"
+
+namespace emprism::blas {
+
+template <typename R>
+void zero(Context& ctx, ParitySpinor<R>& y);
+// y = x, converting precision
+template <typename Rout, typename Rin>
+void convert(Context& ctx, ParitySpinor<Rout>& y, const ParitySpinor<Rin>& x);
+// y = a x + b y
+template <typename R>
+void axpby(Context& ctx, double a, const ParitySpinor<R>& x, double b, ParitySpinor<R>& y);
+// y += a x (x may be of another precision)
+template <typename R, typename Rx>
+void axpy(Context& ctx, double a, const ParitySpinor<Rx>& x, ParitySpinor<R>& y);
+template <typename R>
+double norm2(Context& ctx, const ParitySpinor<R>& x);
+template <typename R>
+std::complex<double> dot(Context& ctx, const ParitySpinor<R>& x, const ParitySpinor<R>& y);
+// Sum of the two local parity norms, one reduction.
+template <typename R>
+double norm2(Context& ctx, const SpinorField<R>& x);
+// r = b - r for both parities; returns |r|^2 (one reduction).
+template <typename R>
+double residual(Context& ctx, const SpinorField<R>& b, SpinorField<R>& r);
+// x += alpha p, r -= alpha w; returns |r|^2 (one reduction).
+template <typename R>
+double cg_update(Context& ctx, double alpha, const ParitySpinor<R>& p, const ParitySpinor<R>& w, ParitySpinor<R>& x,
+                 ParitySpinor<R>& r);
+
+}  // namespace emprism::blas

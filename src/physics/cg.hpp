@@ -1,0 +1,40 @@
+// cg.hpp: the even-odd preconditioned CG solver for M x = b (DESIGN.md section 2).
+// Outer loop (precision Ro): r = b - M x, the true residual of the full system, recomputed; stop when
+// |r| / |b| <= tol. Inner solve (precision Ri) of M e = r: bhat = prepared source, CG on
+// Mhat^dag Mhat e_o = Mhat^dag bhat, e_e reconstructed, x += e. With Ro = Ri this is CG with restarts on the
+// true residual; with Ro = double, Ri = float it is mixed-precision defect correction (reliable updates).
+// The residual history holds, per CG iteration, |Mhat^dag (bhat - Mhat e_o)| relative to the first cycle's
+// |Mhat^dag bhat|. Collective (reductions) on all ranks.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "src/physics/dirac.hpp"
+
+namespace emprism {
+
+struct CgParams {
+  double tol = 1e-6;
+  int max_iter = 10000;
+  int progress_every = 50;
+  // Called every progress_every iterations with (iteration, relative CG residual, seconds since start).
+  std::function<void(int, double, double)> progress;
+};
+
+struct CgResult {
+  int iterations = 0;
+  int restarts = 0;  // outer cycles after the first
+  double true_residual = 0;
+  bool converged = false;
+  bool stagnated = false;  // the true residual stopped improving (precision floor)
+  double seconds = 0;
+  std::vector<double> history;
+};
+
+// x is overwritten. outer and inner may be the same object when Ro == Ri.
+template <typename Ro, typename Ri>
+CgResult solve_eo_cg(WilsonClover<Ro>& outer, WilsonClover<Ri>& inner, const SpinorField<Ro>& b, SpinorField<Ro>& x,
+                     const CgParams& params);
+
+}  // namespace emprism

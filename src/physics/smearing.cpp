@@ -1,0 +1,414 @@
+// smearing.cpp: source smearing (see smearing.hpp for the conventions and who may call what).
+//   fill_slice_halo      one-site spatial halo of a timeslice array, edges included (MPI_Sendrecv or periodic wrap)
+//   exp_i_su3            Cayley-Hamilton exponential of Morningstar-Peardon, Taylor series for small Q
+//   project_su3_maxtrace polar factor + det phase + Cabibbo-Marinari sweeps
+//   SourceSmearer        slice links, link smearing, spatial plaquette, Wuppertal / Jacobi steps
+#include "src/physics/smearing.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace emprism {
+
+namespace {
+
+using C = Complex<double>;
+using M3 = SU3<double>;
+
+constexpr int kLinkTag = 700;   // links: 700 + mu (to bwd), 710 + mu (to fwd)
+constexpr int kFieldTag = 720;  // field: 720 + mu (to bwd), 730 + mu (to fwd)
+
+M3 zero_m3() {
+  M3 r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r.e[i][j] = {0.0, 0.0};
+  return r;
+}
+M3 scale(C s, const M3& a) {
+  M3 r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r.e[i][j] = s * a.e[i][j];
+  return r;
+}
+M3 scale(double s, const M3& a) { return scale(C{s, 0.0}, a); }
+M3 add_identity(C s, M3 a) {
+  for (int i = 0; i < 3; ++i) a.e[i][i] += s;
+  return a;
+}
+double frob2(const M3& a) {
+  double n = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) n += norm2(a.e[i][j]);
+  return n;
+}
+C det3(const M3& a) {
+  return a.e[0][0] * (a.e[1][1] * a.e[2][2] - a.e[1][2] * a.e[2][1]) -
+         a.e[0][1] * (a.e[1][0] * a.e[2][2] - a.e[1][2] * a.e[2][0]) +
+         a.e[0][2] * (a.e[1][0] * a.e[2][1] - a.e[1][1] * a.e[2][0]);
+}
+C inverse_of(C z) {
+  const double n = norm2(z);
+  return {z.re / n, -z.im / n};
+}
+// a^-1 = adj(a) / det(a).
+M3 inverse3(const M3& a, C det) {
+  M3 adj;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      const int r0 = (j + 1) % 3, r1 = (j + 2) % 3, c0 = (i + 1) % 3, c1 = (i + 2) % 3;
+      adj.e[i][j] = a.e[r0][c0] * a.e[r1][c1] - a.e[r0][c1] * a.e[r1][c0];
+    }
+  return scale(inverse_of(det), adj);
+}
+// |traceless anti-hermitian part of M|_F.
+double traceless_antihermitian_norm(const M3& m) {
+  const M3 a = scale(0.5, m - dagger(m));
+  const C t = trace(a);
+  return std::sqrt(frob2(add_identity(C{-t.re / 3.0, -t.im / 3.0}, a)));
+}
+
+// The unitary polar factor of a non-singular w by the Newton iteration X <- (g X + X^-dag / g) / 2 with Higham's
+// Frobenius-norm scaling g while far from convergence. Returns false for a singular (or non-finite) w.
+bool polar_unitary(const M3& w, M3& x) {
+  x = w;
+  bool scaled = true;
+  double last = 1.0;
+  for (int it = 0; it < 100; ++it) {
+    const C d = det3(x);
+    if (!(norm2(d) > 1e-280) || !std::isfinite(d.re) || !std::isfinite(d.im)) return false;
+    const M3 xi = inverse3(x, d);
+    const double g = scaled ? std::sqrt(std::sqrt(frob2(xi) / frob2(x))) : 1.0;
+    const M3 next = scale(0.5, scale(g, x) + scale(1.0 / g, dagger(xi)));
+    const double diff = std::sqrt(frob2(next - x));
+    x = next;
+    if (diff < 1e-2) scaled = false;
+    if (diff < 1e-15 || last < 1e-7) break;  // quadratic convergence: one step after 1e-7 reaches rounding
+    last = diff;
+  }
+  return true;
+}
+
+template <typename F>
+void for_box3(const std::array<int, 3>& lo, const std::array<int, 3>& hi, F&& f) {
+  int x[3];
+  for (x[2] = lo[2]; x[2] < hi[2]; ++x[2])
+    for (x[1] = lo[1]; x[1] < hi[1]; ++x[1])
+      for (x[0] = lo[0]; x[0] < hi[0]; ++x[0]) f(x);
+}
+
+// Fills the one-site halo (edges and corners included) of a timeslice array with `per_site` values of T per site
+// of the extended slice [-1, l]^3, direction by direction like HostGauge::fill_halo: each slab spans the halo of
+// the directions already done, so edges arrive through two hops. From the neighbours in grid->cart where
+// grid->dims[mu] > 1 (tags tag + mu, tag + 10 + mu), else by the periodic wrap.
+template <typename T>
+void fill_slice_halo(std::vector<T>& a, int per_site, const std::array<int, 3>& l, const ProcessGrid* grid, int tag) {
+  const auto index = [&](const int* x) {
+    return ((static_cast<std::size_t>(x[2] + 1) * static_cast<std::size_t>(l[1] + 2) +
+             static_cast<std::size_t>(x[1] + 1)) *
+                static_cast<std::size_t>(l[0] + 2) +
+            static_cast<std::size_t>(x[0] + 1)) *
+           static_cast<std::size_t>(per_site);
+  };
+  for (int mu = 0; mu < 3; ++mu) {
+    std::array<int, 3> lo{}, hi{};
+    for (int nu = 0; nu < 3; ++nu) {
+      lo[nu] = nu < mu ? -1 : 0;
+      hi[nu] = nu < mu ? l[nu] + 1 : l[nu];
+    }
+    const auto slab = [&](int xmu) {
+      std::array<int, 3> b0 = lo, b1 = hi;
+      b0[mu] = xmu;
+      b1[mu] = xmu + 1;
+      return std::make_pair(b0, b1);
+    };
+    const auto pack = [&](int xmu) {
+      std::vector<T> buf;
+      const auto [b0, b1] = slab(xmu);
+      for_box3(b0, b1, [&](const int* x) {
+        for (int k = 0; k < per_site; ++k) buf.push_back(a[index(x) + static_cast<std::size_t>(k)]);
+      });
+      return buf;
+    };
+    const auto unpack = [&](int xmu, const std::vector<T>& buf) {
+      std::size_t n = 0;
+      const auto [b0, b1] = slab(xmu);
+      for_box3(b0, b1, [&](const int* x) {
+        for (int k = 0; k < per_site; ++k) a[index(x) + static_cast<std::size_t>(k)] = buf[n++];
+      });
+    };
+    const std::vector<T> low = pack(0), high = pack(l[mu] - 1);
+    if (grid == nullptr || grid->dims[mu] == 1) {
+      unpack(l[mu], low);
+      unpack(-1, high);
+      continue;
+    }
+    std::vector<T> from_fwd(low.size()), from_bwd(high.size());
+    const int bytes = static_cast<int>(low.size() * sizeof(T));
+    MPI_Sendrecv(low.data(), bytes, MPI_BYTE, grid->bwd[mu], tag + mu, from_fwd.data(), bytes, MPI_BYTE, grid->fwd[mu],
+                 tag + mu, grid->cart, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(high.data(), bytes, MPI_BYTE, grid->fwd[mu], tag + 10 + mu, from_bwd.data(), bytes, MPI_BYTE,
+                 grid->bwd[mu], tag + 10 + mu, grid->cart, MPI_STATUS_IGNORE);
+    unpack(l[mu], from_fwd);
+    unpack(-1, from_bwd);
+  }
+}
+
+// sin(w) / w, by its series for small w (Morningstar-Peardon eq. 33).
+double xi0(double w) {
+  if (std::fabs(w) < 0.05) {
+    const double w2 = w * w;
+    return 1.0 - w2 / 6.0 * (1.0 - w2 / 20.0 * (1.0 - w2 / 42.0));
+  }
+  return std::sin(w) / w;
+}
+
+}  // namespace
+
+SU3<double> exp_i_su3(const SU3<double>& q) {
+  const M3 q2 = q * q;
+  const double c1 = 0.5 * trace(q2).re;
+  if (c1 < 0.01) {
+    // |Q|_F = sqrt(2 c1) < 0.15: sum_n (iQ)^n / n! converges to rounding within ~15 terms.
+    M3 sum = identity_su3<double>(), term = identity_su3<double>();
+    for (int n = 1; n < 40; ++n) {
+      term = scale(C{0.0, 1.0 / n}, term * q);
+      sum = sum + term;
+      if (frob2(term) < 1e-40) break;
+    }
+    return sum;
+  }
+  const double c0 = det3(q).re;
+  const double c0max = 2.0 * std::pow(c1 / 3.0, 1.5);
+  const double ratio = std::fmin(std::fabs(c0) / c0max, 1.0);
+  const double theta = std::acos(ratio);
+  const double u = std::sqrt(c1 / 3.0) * std::cos(theta / 3.0);
+  const double w = std::sqrt(c1) * std::sin(theta / 3.0);
+  const double u2 = u * u, w2 = w * w, cw = std::cos(w), xi = xi0(w);
+  const C e2iu{std::cos(2.0 * u), std::sin(2.0 * u)};
+  const C emiu{std::cos(u), -std::sin(u)};
+  const C h0 = (u2 - w2) * e2iu + emiu * C{8.0 * u2 * cw, 2.0 * u * (3.0 * u2 + w2) * xi};
+  const C h1 = 2.0 * u * e2iu - emiu * C{2.0 * u * cw, -(3.0 * u2 - w2) * xi};
+  const C h2 = e2iu - emiu * C{cw, 3.0 * u * xi};
+  const double inv = 1.0 / (9.0 * u2 - w2);  // >= 2 c1 > 0 for 0 <= theta <= pi / 2
+  C f0 = inv * h0, f1 = inv * h1, f2 = inv * h2;
+  if (c0 < 0) {  // f_j(-c0) = (-1)^j conj(f_j(c0))
+    f0 = conj(f0);
+    f1 = -conj(f1);
+    f2 = conj(f2);
+  }
+  return add_identity(f0, scale(f1, q) + scale(f2, q2));
+}
+
+SU3<double> project_su3_maxtrace(const SU3<double>& w) {
+  M3 x = identity_su3<double>();
+  M3 polar;
+  if (polar_unitary(w, polar)) {
+    // polar is the U(3) maximiser; of the three cube roots of conj(det), take the one with the largest functional.
+    const C d = det3(polar);
+    const double phi = std::atan2(d.im, d.re);
+    const C t = trace(dagger(w) * polar);
+    double best = -std::numeric_limits<double>::infinity();
+    C phase{1.0, 0.0};
+    for (int k = 0; k < 3; ++k) {
+      const double a = -(phi + 2.0 * 3.14159265358979323846 * k) / 3.0;
+      const C p{std::cos(a), std::sin(a)};
+      const double v = (p * t).re;
+      if (v > best) {
+        best = v;
+        phase = p;
+      }
+    }
+    x = project_su3(scale(phase, polar));  // unitarity and det 1 to rounding
+  }
+  // Cabibbo-Marinari: X <- A X with A in the SU(2) subgroup (p, q) maximising Re tr(A X W^dag) exactly.
+  const double tol = 1e-14 * std::sqrt(frob2(w));
+  constexpr int kSub[3][2] = {{0, 1}, {1, 2}, {0, 2}};
+  for (int sweep = 0; sweep < 200; ++sweep) {
+    if (traceless_antihermitian_norm(x * dagger(w)) <= tol) break;
+    for (const auto& pq : kSub) {
+      const int p = pq[0], q = pq[1];
+      const M3 m = x * dagger(w);
+      // Re tr(A m) = a . r for A = [[a0 + i a3, a2 + i a1], [-a2 + i a1, a0 - i a3]] on rows/columns p, q.
+      const double r[4] = {m.e[p][p].re + m.e[q][q].re, -(m.e[q][p].im + m.e[p][q].im), m.e[q][p].re - m.e[p][q].re,
+                           -(m.e[p][p].im - m.e[q][q].im)};
+      const double n = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+      if (!(n > 0)) continue;
+      const double a0 = r[0] / n, a1 = r[1] / n, a2 = r[2] / n, a3 = r[3] / n;
+      const C app{a0, a3}, apq{a2, a1}, aqp{-a2, a1}, aqq{a0, -a3};
+      for (int j = 0; j < 3; ++j) {
+        const C xp = x.e[p][j], xq = x.e[q][j];
+        x.e[p][j] = app * xp + apq * xq;
+        x.e[q][j] = aqp * xp + aqq * xq;
+      }
+    }
+  }
+  return x;
+}
+
+SU3<double> ape_link(const SU3<double>& v, const SU3<double>& staples, double alpha) {
+  return project_su3_maxtrace(scale(1.0 - alpha, v) + scale(alpha / 4.0, staples));
+}
+
+SU3<double> stout_link(const SU3<double>& v, const SU3<double>& staples, double rho) {
+  const M3 omega = scale(rho, staples) * dagger(v);
+  const M3 a = dagger(omega) - omega;  // anti-hermitian
+  const C t = trace(a);
+  // Q = (i/2) A - (i/6) tr(A)
+  const M3 q = add_identity(C{t.im / 6.0, -t.re / 6.0}, scale(C{0.0, 0.5}, a));
+  return exp_i_su3(q) * v;
+}
+
+SourceSmearer::SourceSmearer(const HostGauge& u, int t0, const SmearingConfig& cfg, const ProcessGrid* grid,
+                             Communicator* comm)
+    : cfg_(cfg), t0_(t0), has_grid_(grid != nullptr) {
+  const Geometry& g = u.geometry();
+  if (t0 < 0 || t0 >= g.global()[3])
+    throw std::invalid_argument("SourceSmearer: timeslice " + std::to_string(t0) + " outside 0.." +
+                                std::to_string(g.global()[3] - 1));
+  if (cfg.steps < 0 || cfg.link_steps < 0) throw std::invalid_argument("SourceSmearer: negative step count");
+  if (grid) grid_ = *grid;
+  local_ = g.local();
+  for (int k = 0; k < 3; ++k) ext_[k] = local_[k] + 2;
+  t_local_ = t0 - g.origin()[3];
+  holds_t0_ = t_local_ >= 0 && t_local_ < local_[3];
+
+  double v[2] = {0.0, 0.0};
+  if (holds_t0_) {
+    links_.assign(ext_sites() * 3, identity_su3<double>());
+    for_box3({0, 0, 0}, {local_[0], local_[1], local_[2]}, [&](const int* x) {
+      const int x4[4] = {x[0], x[1], x[2], t_local_};
+      for (int i = 0; i < 3; ++i) links_[site(x) * 3 + static_cast<std::size_t>(i)] = u.at(x4, i);
+    });
+    fill_link_halo();
+    if (cfg_.link_kind != LinkSmearingKind::None)
+      for (int s = 0; s < cfg_.link_steps; ++s) smear_links_once();
+
+    const int l0 = local_[0], l1 = local_[1];
+    const std::int64_t n = std::int64_t(l0) * l1 * local_[2];
+    double sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+    for (std::int64_t k = 0; k < n; ++k) {
+      const int x[3] = {static_cast<int>(k % l0), static_cast<int>((k / l0) % l1), static_cast<int>(k / (l0 * l1))};
+      for (int i = 0; i < 3; ++i)
+        for (int j = i + 1; j < 3; ++j) {
+          int xi[3] = {x[0], x[1], x[2]}, xj[3] = {x[0], x[1], x[2]};
+          ++xi[i];
+          ++xj[j];
+          const M3 p = link(x, i) * link(xi, j) * dagger(link(xj, i)) * dagger(link(x, j));
+          sum += trace(p).re / 3.0;
+        }
+    }
+    v[0] = sum;
+    v[1] = static_cast<double>(n);
+  }
+  if (comm) comm->sum(v, 2);
+  plaquette_ = v[1] > 0 ? v[0] / (3.0 * v[1]) : std::numeric_limits<double>::quiet_NaN();
+}
+
+void SourceSmearer::fill_link_halo() {
+  fill_slice_halo(links_, 3, {local_[0], local_[1], local_[2]}, has_grid_ ? &grid_ : nullptr, kLinkTag);
+}
+
+void SourceSmearer::smear_links_once() {
+  std::vector<M3> next(links_.size(), identity_su3<double>());
+  const int l0 = local_[0], l1 = local_[1];
+  const std::int64_t n = std::int64_t(l0) * l1 * local_[2];
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < n; ++k) {
+    const int x[3] = {static_cast<int>(k % l0), static_cast<int>((k / l0) % l1), static_cast<int>(k / (l0 * l1))};
+    for (int i = 0; i < 3; ++i) {
+      // sum_{j != i} V_j(x) V_i(x+j) V_j(x+i)^dag + V_j(x-j)^dag V_i(x-j) V_j(x-j+i)
+      M3 staples = zero_m3();
+      for (int j = 0; j < 3; ++j) {
+        if (j == i) continue;
+        int xpi[3] = {x[0], x[1], x[2]}, xpj[3] = {x[0], x[1], x[2]}, xmj[3] = {x[0], x[1], x[2]};
+        ++xpi[i];
+        ++xpj[j];
+        --xmj[j];
+        int xmjpi[3] = {xmj[0], xmj[1], xmj[2]};
+        ++xmjpi[i];
+        staples = staples + link(x, j) * link(xpj, i) * dagger(link(xpi, j));
+        staples = staples + dagger(link(xmj, j)) * link(xmj, i) * link(xmjpi, j);
+      }
+      const M3& v = link(x, i);
+      next[site(x) * 3 + static_cast<std::size_t>(i)] = cfg_.link_kind == LinkSmearingKind::Ape
+                                                            ? ape_link(v, staples, cfg_.link_weight)
+                                                            : stout_link(v, staples, cfg_.link_weight);
+    }
+  }
+  links_.swap(next);
+  fill_link_halo();
+}
+
+void SourceSmearer::quark_step(const std::vector<Spinor<double>>& psi, const std::vector<Spinor<double>>& psi0,
+                               std::vector<Spinor<double>>& out) const {
+  const bool wuppertal = cfg_.kind == QuarkSmearingKind::Wuppertal;
+  const C weight{cfg_.weight, 0.0};
+  const C norm{1.0 / (1.0 + 6.0 * cfg_.weight), 0.0};
+  const int l0 = local_[0], l1 = local_[1];
+  const std::int64_t n = std::int64_t(l0) * l1 * local_[2];
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < n; ++k) {
+    const int x[3] = {static_cast<int>(k % l0), static_cast<int>((k / l0) % l1), static_cast<int>(k / (l0 * l1))};
+    // H psi(x) = sum_i V_i(x) psi(x+i) + V_i(x-i)^dag psi(x-i)
+    Spinor<double> h = zero_spinor<double>();
+    for (int i = 0; i < 3; ++i) {
+      int xp[3] = {x[0], x[1], x[2]}, xm[3] = {x[0], x[1], x[2]};
+      ++xp[i];
+      --xm[i];
+      const M3& uf = link(x, i);
+      const M3& ub = link(xm, i);
+      const Spinor<double>& pf = psi[site(xp)];
+      const Spinor<double>& pb = psi[site(xm)];
+      for (int s = 0; s < 4; ++s) h.s[s] = h.s[s] + uf * pf.s[s] + adj_mul(ub, pb.s[s]);
+    }
+    const std::size_t sx = site(x);
+    Spinor<double>& o = out[sx];
+    for (int s = 0; s < 4; ++s)
+      o.s[s] = wuppertal ? norm * (psi[sx].s[s] + weight * h.s[s]) : psi0[sx].s[s] + weight * h.s[s];
+  }
+}
+
+void SourceSmearer::apply(std::vector<std::complex<double>>& field) const {
+  const std::size_t vol = static_cast<std::size_t>(local_[0]) * static_cast<std::size_t>(local_[1]) *
+                          static_cast<std::size_t>(local_[2]) * static_cast<std::size_t>(local_[3]);
+  if (field.size() != vol * 12)
+    throw std::invalid_argument("SourceSmearer::apply: field has " + std::to_string(field.size()) +
+                                " entries, expected " + std::to_string(vol * 12));
+  if (cfg_.kind == QuarkSmearingKind::None || !holds_t0_ || cfg_.steps == 0) return;
+
+  const auto lex = [&](const int* x) {
+    return static_cast<std::size_t>(x[0] +
+                                    std::int64_t(local_[0]) *
+                                        (x[1] + std::int64_t(local_[1]) * (x[2] + std::int64_t(local_[2]) * t_local_)));
+  };
+  std::vector<Spinor<double>> psi0(ext_sites(), zero_spinor<double>());
+  const std::array<int, 3> hi{local_[0], local_[1], local_[2]};
+  for_box3({0, 0, 0}, hi, [&](const int* x) {
+    Spinor<double>& p = psi0[site(x)];
+    for (int s = 0; s < 4; ++s)
+      for (int c = 0; c < 3; ++c) {
+        const std::complex<double> z = field[lex(x) * 12 + static_cast<std::size_t>(s * 3 + c)];
+        p.s[s].c[c] = {z.real(), z.imag()};
+      }
+  });
+  std::vector<Spinor<double>> psi = psi0, next(ext_sites(), zero_spinor<double>());
+  for (int step = 0; step < cfg_.steps; ++step) {
+    fill_slice_halo(psi, 1, hi, has_grid_ ? &grid_ : nullptr, kFieldTag);
+    quark_step(psi, psi0, next);
+    psi.swap(next);
+  }
+  for_box3({0, 0, 0}, hi, [&](const int* x) {
+    const Spinor<double>& p = psi[site(x)];
+    for (int s = 0; s < 4; ++s)
+      for (int c = 0; c < 3; ++c)
+        field[lex(x) * 12 + static_cast<std::size_t>(s * 3 + c)] = {p.s[s].c[c].re, p.s[s].c[c].im};
+  });
+}
+
+}  // namespace emprism

@@ -1,0 +1,121 @@
+// smearing.hpp: gauge-covariant source smearing for hadron spectroscopy, host code in double precision.
+//   SourceSmearer        the spatial links V_i (i = 0,1,2 = x,y,z) of one global timeslice t0, smeared link_steps
+//                        times (APE or stout, spatial staples only), and the quark smearing (Wuppertal or Jacobi)
+//                        of a colour-spinor field restricted to t0 with those links
+//   exp_i_su3            exp(i Q) for a traceless hermitian 3x3 Q (stout)
+//   project_su3_maxtrace the SU(3) matrix X maximising Re tr(W^dag X) (APE)
+//   ape_link, stout_link one smearing step of one link from its staple sum
+// Conventions: src/run/config.hpp (the comment above SmearingConfig) and DESIGN.md section 2:
+//   staple_ij(x) = V_j(x) V_i(x+j) V_j(x+i)^dag + V_j(x-j)^dag V_i(x-j) V_j(x-j+i),  j != i spatial;
+//   a link step updates every link from the previous step's links (never in place);
+//   H psi(x) = sum_i [ V_i(x) psi(x+i) + V_i(x-i)^dag psi(x-i) ] on each spin, no fermion boundary phases;
+//   wuppertal: psi <- (psi + alpha H psi) / (1 + 6 alpha);  jacobi: psi_{n+1} = psi_0 + kappa_s H psi_n.
+// Fields are this rank's block in local natural order (src/lattice/field_io.hpp): element lex * 12 + spin * 3 + colour.
+// Distribution: ranks whose block holds t0 exchange the one-site spatial halo of the slice links (edges included,
+// for the staples) and of the field with their x, y, z neighbours in grid->cart by MPI_Sendrecv (tags 700..733),
+// or use the periodic wrap where grid == nullptr or grid->dims[mu] == 1. Ranks without t0 exchange nothing (their
+// spatial neighbours do not hold t0 either).
+// Who may call: the SourceSmearer constructor is collective over all ranks of comm (one global sum), apply is
+// collective over the ranks holding t0 (every rank may call it; the others return at once); the free functions
+// are pure.
+#pragma once
+
+#include <array>
+#include <complex>
+#include <vector>
+
+#include "comm/communicator.hpp"
+#include "comm/process_grid.hpp"
+#include "kernels/spinor.hpp"
+#include "kernels/su3.hpp"
+#include "src/lattice/gauge.hpp"
+#include "src/run/config.hpp"
+
+namespace emprism {
+
+// Spatial links of global timeslice t0, smeared, and the quark smearing that uses them.
+// Counted work of one smearing step per slice site, for the metrics registry (double precision):
+//   link step:  3 links x 4 staples x 2 SU(3) products of 198 flops, plus the weighted sums (3 x 4 x 18 + 3 x 36);
+//               the SU(3) projection (APE) or exponential (stout) is not counted; bytes: 3 links read, 3 written.
+//   quark step: 4 spins x (6 hops x 66 + 5 x 6 to sum them + 18 to combine); bytes: the spinor read and written
+//               and the 3 forward links (each read once).
+constexpr double kLinkSmearingFlopsPerSite = 3 * 4 * 2 * 198 + 3 * 4 * 18 + 3 * 36;
+constexpr double kLinkSmearingBytesPerSite = 2 * 3 * 144;
+constexpr double kQuarkSmearingFlopsPerSite = 4 * (6 * 66 + 5 * 6 + 18);
+constexpr double kQuarkSmearingBytesPerSite = 2 * 192 + 3 * 144;
+
+class SourceSmearer {
+ public:
+  // Copies the spatial links of timeslice t0 (0 <= t0 < Lt) of this rank's block of u (u's halo is not read),
+  // smears them cfg.link_steps times and computes their spatial plaquette. `grid` (nullptr: one rank, periodic
+  // wrap) is copied; its cart communicator must stay valid while apply is called. comm == nullptr: the plaquette
+  // is the average over this rank's block only (NaN where the block does not hold t0). Collective over all ranks of
+  // comm. Throws std::invalid_argument for t0 outside the lattice or negative step counts.
+  SourceSmearer(const HostGauge& u, int t0, const SmearingConfig& cfg, const ProcessGrid* grid, Communicator* comm);
+
+  // Smears timeslice t0 of `field` (this rank's block, local natural order, 12 complex<double> per site) in place
+  // with cfg.kind; the sites of other timeslices are neither read nor written (a source living on t0 stays on
+  // t0). kind == None: no-op. Throws std::invalid_argument if field.size() != 12 * local volume.
+  void apply(std::vector<std::complex<double>>& field) const;
+
+  // Average over the global timeslice t0 of the three spatial plaquettes Re tr P_ij / 3 of the smeared links (1 for
+  // unit links); computed by the constructor, so this call is local.
+  double spatial_plaquette() const { return plaquette_; }
+
+  int timeslice() const { return t0_; }
+  // Whether this rank's block holds global timeslice t0 (only then are link() and the smearing meaningful).
+  bool holds_timeslice() const { return holds_t0_; }
+  // Sites of timeslice t0 in this rank's block (0 where it does not hold t0): the work of one step is per site.
+  std::int64_t slice_sites() const { return holds_t0_ ? std::int64_t(local_[0]) * local_[1] * local_[2] : 0; }
+  // Smeared link V_i(x) at LOCAL spatial coordinates x of timeslice t0, -1 <= x[k] <= local[k] (the halo
+  // included), i = 0, 1, 2. Only where holds_timeslice().
+  const SU3<double>& link(const int x[3], int i) const { return links_[site(x) * 3 + static_cast<std::size_t>(i)]; }
+
+ private:
+  std::size_t site(const int x[3]) const {
+    return (static_cast<std::size_t>(x[2] + 1) * static_cast<std::size_t>(ext_[1]) +
+            static_cast<std::size_t>(x[1] + 1)) *
+               static_cast<std::size_t>(ext_[0]) +
+           static_cast<std::size_t>(x[0] + 1);
+  }
+  std::size_t ext_sites() const {
+    return static_cast<std::size_t>(ext_[0]) * static_cast<std::size_t>(ext_[1]) * static_cast<std::size_t>(ext_[2]);
+  }
+  void smear_links_once();
+  void fill_link_halo();
+  // One quark smearing step on the interior sites: out = wuppertal (psi + alpha H psi) / (1 + 6 alpha), or
+  // jacobi psi0 + kappa_s H psi (psi's halo filled).
+  void quark_step(const std::vector<Spinor<double>>& psi, const std::vector<Spinor<double>>& psi0,
+                  std::vector<Spinor<double>>& out) const;
+
+  SmearingConfig cfg_;
+  int t0_;
+  bool holds_t0_;
+  int t_local_;               // t0 - origin[3] on a rank holding t0
+  std::array<int, 4> local_;  // local extents of the block
+  std::array<int, 3> ext_;    // local spatial extents + 2 (the halo)
+  bool has_grid_;
+  ProcessGrid grid_;
+  std::vector<SU3<double>> links_;  // [site of the extended slice][i], i = 0, 1, 2
+  double plaquette_ = 1.0;
+};
+
+// exp(i Q) for a traceless hermitian Q, in SU(3). Cayley-Hamilton: exp(iQ) = f0 + f1 Q + f2 Q^2 with the f_j of
+// Morningstar and Peardon (hep-lat/0311018, eqs. 29-34, c0 < 0 through f_j(-c0) = (-1)^j f_j(c0)^*); for small Q
+// (tr Q^2 / 2 < 0.01) the Taylor series of the exponential, summed until the terms vanish in double precision.
+SU3<double> exp_i_su3(const SU3<double>& q);
+
+// The SU(3) matrix X maximising Re tr(W^dag X) for a 3x3 complex W: starting from the unitary polar factor of W
+// (scaled Newton iteration) times the cube root of its inverse determinant that maximises the functional, then
+// Cabibbo-Marinari sweeps over the three SU(2) subgroups, each maximising the functional exactly, until the
+// traceless anti-hermitian part of X W^dag, the gradient, is below 1e-14 |W| (at most 200 sweeps). A singular W
+// starts from the identity. project_su3_maxtrace(c U) = U for U in SU(3) and c > 0.
+SU3<double> project_su3_maxtrace(const SU3<double>& w);
+
+// One APE step of a link v with the sum of its spatial staples: Proj_SU3[(1 - alpha) v + (alpha / 4) staples].
+SU3<double> ape_link(const SU3<double>& v, const SU3<double>& staples, double alpha);
+// One stout step: C = rho staples, Omega = C v^dag, Q = (i/2)(Omega^dag - Omega) - (i/6) tr(Omega^dag - Omega),
+// returns exp(i Q) v.
+SU3<double> stout_link(const SU3<double>& v, const SU3<double>& staples, double rho);
+
+}  // namespace emprism
