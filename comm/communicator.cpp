@@ -1,11 +1,47 @@
 // communicator.cpp: MPI wrapper implementation (see communicator.hpp).
 #include "comm/communicator.hpp"
 
+#include <utility>
+
 namespace emprism {
 
 Communicator::Communicator(MPI_Comm comm) : comm_(comm) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+}
+
+Communicator::~Communicator() {
+  if (owned_ && comm_ != MPI_COMM_NULL && !mpi_finalised()) MPI_Comm_free(&comm_);
+}
+
+Communicator::Communicator(Communicator&& other) noexcept
+    : comm_(other.comm_),
+      owned_(other.owned_),
+      rank_(other.rank_),
+      size_(other.size_),
+      reduction_s_(other.reduction_s_),
+      gathered_(std::move(other.gathered_)) {
+  other.owned_ = false;
+}
+
+Communicator Communicator::duplicate() const {
+  MPI_Comm dup = MPI_COMM_NULL;
+  MPI_Comm_dup(comm_, &dup);
+  Communicator c(dup);
+  c.owned_ = true;
+  return c;
+}
+
+bool mpi_initialised() {
+  int flag = 0;
+  MPI_Initialized(&flag);
+  return flag != 0;
+}
+
+bool mpi_finalised() {
+  int flag = 0;
+  MPI_Finalized(&flag);
+  return flag != 0;
 }
 
 void Communicator::sum(double* values, int n) {
@@ -41,18 +77,14 @@ void Communicator::abort(int code) {
 }
 
 MpiSession::MpiSession(int* argc, char*** argv) {
-  int initialised = 0;
-  MPI_Initialized(&initialised);
-  if (!initialised) {
+  if (!mpi_initialised()) {
     MPI_Init(argc, argv);
     owner_ = true;
   }
 }
 
 MpiSession::~MpiSession() {
-  int finalised = 0;
-  MPI_Finalized(&finalised);
-  if (owner_ && !finalised) MPI_Finalize();
+  if (owner_ && !mpi_finalised()) MPI_Finalize();
 }
 
 }  // namespace emprism

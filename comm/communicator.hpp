@@ -14,6 +14,14 @@ namespace emprism {
 class Communicator {
  public:
   explicit Communicator(MPI_Comm comm = MPI_COMM_WORLD);
+  ~Communicator();
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+  Communicator(Communicator&& other) noexcept;
+  Communicator& operator=(Communicator&&) = delete;
+  // A communicator of the same ranks with its own message space (MPI_Comm_dup, collective), freed by the
+  // destructor (unless MPI is finalised by then).
+  Communicator duplicate() const;
   int rank() const { return rank_; }
   // Rank among the ranks of this node (MPI_COMM_TYPE_SHARED), for choosing this rank's GPU (collective).
   int local_rank() const;
@@ -29,10 +37,15 @@ class Communicator {
 
  private:
   MPI_Comm comm_;
+  bool owned_ = false;  // made by duplicate(): freed by the destructor
   int rank_ = 0, size_ = 1;
   double reduction_s_ = 0;
   std::vector<double> gathered_;
 };
+
+// Whether MPI_Init has been called, and MPI_Finalize (local).
+bool mpi_initialised();
+bool mpi_finalised();
 
 // RAII MPI_Init/MPI_Finalize for main(); safe if MPI is already initialised.
 class MpiSession {

@@ -163,4 +163,8 @@ ProcessGrid make_process_grid(const Communicator& comm, const std::array<int, 4>
   return grid;
 }
 
+void free_process_grid(ProcessGrid& grid) {
+  if (grid.cart != MPI_COMM_NULL) MPI_Comm_free(&grid.cart);
+}
+
 }  // namespace emprism

@@ -21,7 +21,7 @@ struct ProcessGrid {
   std::array<int, 4> bwd{0, 0, 0, 0};     // rank of the backward neighbour
   std::array<bool, 4> partitioned{false, false, false, false};
   // The Cartesian communicator (ranks equal those of the communicator it was made from). ProcessGrid is a plain
-  // value that is copied freely; whoever called make_process_grid frees cart (MPI_Comm_free) when done with it.
+  // value that is copied freely; whoever called make_process_grid frees cart (free_process_grid) when done with it.
   MPI_Comm cart = MPI_COMM_NULL;
 
   std::array<int, 4> local_extents(const std::array<int, 4>& global) const;
@@ -56,5 +56,9 @@ std::optional<std::array<int, 4>> choose_process_grid(int nranks, const std::arr
 ProcessGrid make_process_grid(const Communicator& comm, const std::array<int, 4>& global,
                               const std::optional<std::array<int, 4>>& requested,
                               const std::array<bool, 4>& force_halo);
+
+// Frees grid.cart (MPI_Comm_free) and sets it to MPI_COMM_NULL; nothing when it is already null. Collective over the
+// ranks of the grid.
+void free_process_grid(ProcessGrid& grid);
 
 }  // namespace emprism

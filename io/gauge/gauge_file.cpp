@@ -18,6 +18,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "comm/collectives.hpp"
 #include "io/gauge/formats.hpp"
 
 namespace emprism::io {
@@ -250,9 +251,9 @@ void scidac_accumulate(ScidacChecksum& sum, std::int64_t site, const unsigned ch
 }
 
 ScidacChecksum scidac_allreduce(const ScidacChecksum& local, Communicator& comm) {
-  std::uint32_t in[2] = {local.suma, local.sumb}, out[2] = {0, 0};
-  MPI_Allreduce(in, out, 2, MPI_UINT32_T, MPI_BXOR, comm.handle());
-  return {out[0], out[1]};
+  std::uint32_t sums[2] = {local.suma, local.sumb};
+  reduce_xor(comm, sums, 2);
+  return {sums[0], sums[1]};
 }
 
 std::uint32_t nersc_checksum_words(const unsigned char* data, std::size_t bytes, bool big_endian) {
@@ -262,9 +263,9 @@ std::uint32_t nersc_checksum_words(const unsigned char* data, std::size_t bytes,
 }
 
 std::uint32_t nersc_checksum_allreduce(std::uint32_t local, Communicator& comm) {
-  std::uint64_t in = local, out = 0;
-  MPI_Allreduce(&in, &out, 1, MPI_UINT64_T, MPI_SUM, comm.handle());
-  return static_cast<std::uint32_t>(out & 0xffffffffu);
+  std::uint64_t sum = local;
+  reduce_sum(comm, &sum, 1);
+  return static_cast<std::uint32_t>(sum & 0xffffffffu);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -302,20 +303,11 @@ void encode_link(unsigned char* p, const SU3<double>& u, int rows, int precision
 // Errors agreed by all ranks, broadcasts
 
 void agree_on_error(Communicator& comm, const std::string& message) {
-  const int mine = message.empty() ? comm.size() : comm.rank();
-  int lowest = comm.size();
-  MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm.handle());
-  if (lowest == comm.size()) return;
-  std::string text = message;
-  std::uint64_t n = text.size();
-  MPI_Bcast(&n, 1, MPI_UINT64_T, lowest, comm.handle());
-  text.resize(n);
-  MPI_Bcast(text.data(), static_cast<int>(n), MPI_CHAR, lowest, comm.handle());
-  throw InputError(text);
+  if (const auto failure = first_failure(comm, message.empty() ? 0 : 1, message)) throw InputError(failure->message);
 }
 
 void bcast_bytes(Communicator& comm, void* data, std::size_t bytes, int root) {
-  MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, comm.handle());
+  broadcast_bytes(comm, data, bytes, root);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

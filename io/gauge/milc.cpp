@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/collectives.hpp"
 #include "io/gauge/formats.hpp"
 #include "io/gauge/gauge_file.hpp"
 #include "kernels/errors.hpp"
@@ -179,7 +180,7 @@ GaugeFileInfo read_milc(const std::string& path, HostGauge& u, const ProcessGrid
   // Checksums before decoding: a corrupted byte shows as a checksum error rather than as a non-SU(3) link.
   std::uint32_t sums[2] = {0, 0};
   accumulate_checksums(block, site_bytes, g, hd.big, sums[0], sums[1]);
-  if (grid) MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_UINT32_T, MPI_BXOR, comm.handle());
+  if (grid) reduce_xor(comm, sums, 2);
   if (sums[0] != hd.sum29 || sums[1] != hd.sum31)  // the same values on every rank
     throw InputError(path + ": checksum mismatch: the header states sum29 = " + hex(hd.sum29) + ", sum31 = " +
                      hex(hd.sum31) + ", the data give sum29 = " + hex(sums[0]) + ", sum31 = " + hex(sums[1]));

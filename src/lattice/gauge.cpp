@@ -3,17 +3,29 @@
 
 #include <cmath>
 
+#include "comm/host_halo.hpp"
 #include "src/lattice/rng.hpp"
 
 namespace emprism {
 
-HostGauge::HostGauge(const Geometry& g) : geom_(&g) {
-  std::size_t n = 4;
-  for (int mu = 0; mu < 4; ++mu) {
-    ext_[mu] = g.local()[mu] + 2;
-    n *= static_cast<std::size_t>(ext_[mu]);
-  }
-  links_.resize(n);
+HostGauge::HostGauge(const Geometry& g) : geom_(&g) { links_.resize(g.halo_box().sites() * 4); }
+
+namespace {
+
+constexpr int kGaugeHaloTag = 100;  // fill_host_halo: tags 100..113
+constexpr int kLinkHaloTag = 300;   // fill_link_halo: tags 300..313
+
+}  // namespace
+
+void HostGauge::fill_halo(const ProcessGrid* grid) {
+  fill_host_halo(links_.data(), geom_->halo_box(4 * sizeof(SU3<double>)), grid, kGaugeHaloTag);
+}
+
+void HostGauge::fill_link_halo(int mu, const ProcessGrid* grid) {
+  HaloBox box = geom_->halo_box(4 * sizeof(SU3<double>));
+  box.offset = static_cast<std::size_t>(mu) * sizeof(SU3<double>);
+  box.bytes = sizeof(SU3<double>);
+  fill_host_halo(links_.data(), box, grid, kLinkHaloTag);
 }
 
 namespace {
@@ -29,54 +41,6 @@ void for_box(const std::array<int, 4>& lo, const std::array<int, 4>& hi, F&& f) 
 }
 
 }  // namespace
-
-void HostGauge::fill_halo(const ProcessGrid* grid) {
-  const Extents& l = geom_->local();
-  // Direction by direction; the slabs span the halo of the directions already done, so edges and corners
-  // arrive through two (or more) hops.
-  for (int mu = 0; mu < 4; ++mu) {
-    std::array<int, 4> lo{}, hi{};
-    for (int nu = 0; nu < 4; ++nu) {
-      lo[nu] = nu < mu ? -1 : 0;
-      hi[nu] = nu < mu ? l[nu] + 1 : l[nu];
-    }
-    auto slab = [&](int xmu) {
-      std::array<int, 4> a = lo, b = hi;
-      a[mu] = xmu;
-      b[mu] = xmu + 1;
-      return std::make_pair(a, b);
-    };
-    auto pack = [&](int xmu) {
-      std::vector<SU3<double>> buf;
-      const auto [a, b] = slab(xmu);
-      for_box(a, b, [&](const int* x) {
-        for (int nu = 0; nu < 4; ++nu) buf.push_back(at(x, nu));
-      });
-      return buf;
-    };
-    auto unpack = [&](int xmu, const std::vector<SU3<double>>& buf) {
-      std::size_t k = 0;
-      const auto [a, b] = slab(xmu);
-      for_box(a, b, [&](const int* x) {
-        for (int nu = 0; nu < 4; ++nu) at(x, nu) = buf[k++];
-      });
-    };
-    const std::vector<SU3<double>> low = pack(0), high = pack(l[mu] - 1);
-    if (grid == nullptr || grid->dims[mu] == 1) {
-      unpack(l[mu], low);
-      unpack(-1, high);
-      continue;
-    }
-    std::vector<SU3<double>> from_fwd(low.size()), from_bwd(high.size());
-    const int bytes = static_cast<int>(low.size() * sizeof(SU3<double>));
-    MPI_Sendrecv(low.data(), bytes, MPI_BYTE, grid->bwd[mu], 100 + mu, from_fwd.data(), bytes, MPI_BYTE, grid->fwd[mu],
-                 100 + mu, grid->cart, MPI_STATUS_IGNORE);
-    MPI_Sendrecv(high.data(), bytes, MPI_BYTE, grid->fwd[mu], 200 + mu, from_bwd.data(), bytes, MPI_BYTE, grid->bwd[mu],
-                 200 + mu, grid->cart, MPI_STATUS_IGNORE);
-    unpack(l[mu], from_fwd);
-    unpack(-1, from_bwd);
-  }
-}
 
 HostGauge make_unit_gauge(const Geometry& g) {
   HostGauge u(g);

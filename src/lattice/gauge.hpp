@@ -29,18 +29,15 @@ class HostGauge {
   // Link U_mu(x) at local coordinates x, -1 <= x[nu] <= L[nu] (the halo once filled).
   const SU3<double>& at(const int x[4], int mu) const { return links_[offset(x, mu)]; }
   SU3<double>& at(const int x[4], int mu) { return links_[offset(x, mu)]; }
-  // Fills the halo: from the neighbours of `grid` in directions it splits over ranks (collective over
-  // comm), by the periodic wrap in the others. grid = nullptr: periodic wrap everywhere (one rank).
+  // Fills the halo: from the neighbours of `grid` in directions it splits over ranks (collective over the
+  // grid), by the periodic wrap in the others. grid = nullptr: periodic wrap everywhere (one rank).
   void fill_halo(const ProcessGrid* grid = nullptr);
+  // The same for the links of direction mu only (a quarter of the data; the heatbath after each block update).
+  void fill_link_halo(int mu, const ProcessGrid* grid = nullptr);
 
  private:
-  std::size_t offset(const int x[4], int mu) const {
-    std::size_t i = 0;
-    for (int nu = 3; nu >= 0; --nu) i = i * static_cast<std::size_t>(ext_[nu]) + static_cast<std::size_t>(x[nu] + 1);
-    return i * 4 + static_cast<std::size_t>(mu);
-  }
+  std::size_t offset(const int x[4], int mu) const { return geom_->halo_index(x) * 4 + static_cast<std::size_t>(mu); }
   const Geometry* geom_;
-  std::array<int, 4> ext_;
   std::vector<SU3<double>> links_;
 };
 

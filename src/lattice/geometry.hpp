@@ -1,5 +1,7 @@
 // geometry.hpp: the one object that owns lattice index arithmetic on a rank: global and local extents,
-// the local origin, even-odd indexing (through LatticeArg) and the local natural order used for host I/O.
+// the local origin, even-odd indexing (through LatticeArg), the local natural order used for host I/O, and the
+// local block extended by a one-site halo (comm/host_halo.hpp's HaloBox: the host gauge field and, for one
+// timeslice, the source smearing).
 // Convention: DESIGN.md section 2 (x fastest, global parity, cb = local lex / 2).
 // Who may call: anyone; no MPI here (comm/ decides the decomposition).
 #pragma once
@@ -8,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "comm/host_halo.hpp"
 #include "kernels/lattice_arg.hpp"
 
 namespace emprism {
@@ -44,6 +47,22 @@ class Geometry {
   int cb_index(const int x[4]) const { return arg_.cb_index(x); }
   // Global natural index of a local site.
   std::int64_t global_lex(const int x[4]) const;
+
+  // The local block with a one-site halo in every direction (x fastest), `site_bytes` per site; halo_index(x) for
+  // -1 <= x[mu] <= local[mu]. A host array of halo_box().sites() sites is what comm's fill_host_halo fills.
+  HaloBox halo_box(std::size_t site_bytes = 0) const { return HaloBox{4, local_, site_bytes, 0, 0}; }
+  std::size_t halo_index(const int x[4]) const { return halo_box().index(x); }
+  // The same for the x, y, z sites of one timeslice (3 directions).
+  HaloBox slice_halo_box(std::size_t site_bytes = 0) const {
+    return HaloBox{3, {local_[0], local_[1], local_[2], 1}, site_bytes, 0, 0};
+  }
+  // Sites of one local timeslice, and the local coordinates (x, y, z) of its k-th site in natural order.
+  std::int64_t slice_volume() const { return std::int64_t(local_[0]) * local_[1] * local_[2]; }
+  void slice_coords(std::int64_t k, int x[3]) const {
+    x[0] = static_cast<int>(k % local_[0]);
+    x[1] = static_cast<int>((k / local_[0]) % local_[1]);
+    x[2] = static_cast<int>(k / (std::int64_t(local_[0]) * local_[1]));
+  }
 
  private:
   Extents global_, local_, origin_;

@@ -227,57 +227,7 @@ SU3<double> wilson_staple(const HostGauge& u, const int x[4], int mu) {
   return sum;
 }
 
-void refresh_link_halo(HostGauge& u, int mu, const ProcessGrid* grid) {
-  const Extents& l = u.geometry().local();
-  std::vector<SU3<double>> low, high, from_fwd, from_bwd;
-  // As HostGauge::fill_halo: direction by direction, the slabs spanning the halo of the directions already done.
-  for (int d = 0; d < 4; ++d) {
-    int lo[4], hi[4];
-    for (int nu = 0; nu < 4; ++nu) {
-      lo[nu] = nu < d ? -1 : 0;
-      hi[nu] = nu < d ? l[nu] + 1 : l[nu];
-    }
-    // Calls f(x) for the sites of the slab x[d] = xd.
-    auto slab = [&](int xd, auto&& f) {
-      int x[4];
-      x[d] = xd;
-      const int a = d == 0 ? 1 : 0, b = d <= 1 ? 2 : 1, c = d <= 2 ? 3 : 2;
-      for (x[c] = lo[c]; x[c] < hi[c]; ++x[c])
-        for (x[b] = lo[b]; x[b] < hi[b]; ++x[b])
-          for (x[a] = lo[a]; x[a] < hi[a]; ++x[a]) f(x);
-    };
-    if (grid == nullptr || grid->dims[d] == 1) {  // periodic wrap on the rank
-      slab(0, [&](int* x) {
-        const SU3<double> v = u.at(x, mu);
-        x[d] = l[d];
-        u.at(x, mu) = v;
-        x[d] = 0;
-      });
-      slab(l[d] - 1, [&](int* x) {
-        const SU3<double> v = u.at(x, mu);
-        x[d] = -1;
-        u.at(x, mu) = v;
-        x[d] = l[d] - 1;
-      });
-      continue;
-    }
-    low.clear();
-    high.clear();
-    slab(0, [&](int* x) { low.push_back(u.at(x, mu)); });
-    slab(l[d] - 1, [&](int* x) { high.push_back(u.at(x, mu)); });
-    from_fwd.resize(low.size());
-    from_bwd.resize(high.size());
-    const int bytes = static_cast<int>(low.size() * sizeof(SU3<double>));
-    MPI_Sendrecv(low.data(), bytes, MPI_BYTE, grid->bwd[d], 300 + d, from_fwd.data(), bytes, MPI_BYTE, grid->fwd[d],
-                 300 + d, grid->cart, MPI_STATUS_IGNORE);
-    MPI_Sendrecv(high.data(), bytes, MPI_BYTE, grid->fwd[d], 400 + d, from_bwd.data(), bytes, MPI_BYTE, grid->bwd[d],
-                 400 + d, grid->cart, MPI_STATUS_IGNORE);
-    std::size_t k = 0;
-    slab(l[d], [&](int* x) { u.at(x, mu) = from_fwd[k++]; });
-    k = 0;
-    slab(-1, [&](int* x) { u.at(x, mu) = from_bwd[k++]; });
-  }
-}
+void refresh_link_halo(HostGauge& u, int mu, const ProcessGrid* grid) { u.fill_link_halo(mu, grid); }
 
 void heatbath_sweep(HostGauge& u, const HeatbathParams& p, std::uint64_t sweep_index, const ProcessGrid* grid) {
   if (sweep_index > kMaxHeatbathSweepIndex)

@@ -1,5 +1,4 @@
 // smearing.cpp: source smearing (see smearing.hpp for the conventions and who may call what).
-//   fill_slice_halo      one-site spatial halo of a timeslice array, edges included (MPI_Sendrecv or periodic wrap)
 //   exp_i_su3            Cayley-Hamilton exponential of Morningstar-Peardon, Taylor series for small Q
 //   project_su3_maxtrace polar factor + det phase + Cabibbo-Marinari sweeps
 //   SourceSmearer        slice links, link smearing, spatial plaquette, Wuppertal / Jacobi steps
@@ -13,6 +12,8 @@
 #include <string>
 #include <utility>
 
+#include "comm/host_halo.hpp"
+
 namespace emprism {
 
 namespace {
@@ -20,7 +21,7 @@ namespace {
 using C = Complex<double>;
 using M3 = SU3<double>;
 
-constexpr int kLinkTag = 700;   // links: 700 + mu (to bwd), 710 + mu (to fwd)
+constexpr int kLinkTag = 700;   // links: 700 + mu (to bwd), 710 + mu (to fwd) (comm/host_halo.hpp)
 constexpr int kFieldTag = 720;  // field: 720 + mu (to bwd), 730 + mu (to fwd)
 
 M3 zero_m3() {
@@ -99,63 +100,6 @@ void for_box3(const std::array<int, 3>& lo, const std::array<int, 3>& hi, F&& f)
   for (x[2] = lo[2]; x[2] < hi[2]; ++x[2])
     for (x[1] = lo[1]; x[1] < hi[1]; ++x[1])
       for (x[0] = lo[0]; x[0] < hi[0]; ++x[0]) f(x);
-}
-
-// Fills the one-site halo (edges and corners included) of a timeslice array with `per_site` values of T per site
-// of the extended slice [-1, l]^3, direction by direction like HostGauge::fill_halo: each slab spans the halo of
-// the directions already done, so edges arrive through two hops. From the neighbours in grid->cart where
-// grid->dims[mu] > 1 (tags tag + mu, tag + 10 + mu), else by the periodic wrap.
-template <typename T>
-void fill_slice_halo(std::vector<T>& a, int per_site, const std::array<int, 3>& l, const ProcessGrid* grid, int tag) {
-  const auto index = [&](const int* x) {
-    return ((static_cast<std::size_t>(x[2] + 1) * static_cast<std::size_t>(l[1] + 2) +
-             static_cast<std::size_t>(x[1] + 1)) *
-                static_cast<std::size_t>(l[0] + 2) +
-            static_cast<std::size_t>(x[0] + 1)) *
-           static_cast<std::size_t>(per_site);
-  };
-  for (int mu = 0; mu < 3; ++mu) {
-    std::array<int, 3> lo{}, hi{};
-    for (int nu = 0; nu < 3; ++nu) {
-      lo[nu] = nu < mu ? -1 : 0;
-      hi[nu] = nu < mu ? l[nu] + 1 : l[nu];
-    }
-    const auto slab = [&](int xmu) {
-      std::array<int, 3> b0 = lo, b1 = hi;
-      b0[mu] = xmu;
-      b1[mu] = xmu + 1;
-      return std::make_pair(b0, b1);
-    };
-    const auto pack = [&](int xmu) {
-      std::vector<T> buf;
-      const auto [b0, b1] = slab(xmu);
-      for_box3(b0, b1, [&](const int* x) {
-        for (int k = 0; k < per_site; ++k) buf.push_back(a[index(x) + static_cast<std::size_t>(k)]);
-      });
-      return buf;
-    };
-    const auto unpack = [&](int xmu, const std::vector<T>& buf) {
-      std::size_t n = 0;
-      const auto [b0, b1] = slab(xmu);
-      for_box3(b0, b1, [&](const int* x) {
-        for (int k = 0; k < per_site; ++k) a[index(x) + static_cast<std::size_t>(k)] = buf[n++];
-      });
-    };
-    const std::vector<T> low = pack(0), high = pack(l[mu] - 1);
-    if (grid == nullptr || grid->dims[mu] == 1) {
-      unpack(l[mu], low);
-      unpack(-1, high);
-      continue;
-    }
-    std::vector<T> from_fwd(low.size()), from_bwd(high.size());
-    const int bytes = static_cast<int>(low.size() * sizeof(T));
-    MPI_Sendrecv(low.data(), bytes, MPI_BYTE, grid->bwd[mu], tag + mu, from_fwd.data(), bytes, MPI_BYTE, grid->fwd[mu],
-                 tag + mu, grid->cart, MPI_STATUS_IGNORE);
-    MPI_Sendrecv(high.data(), bytes, MPI_BYTE, grid->fwd[mu], tag + 10 + mu, from_bwd.data(), bytes, MPI_BYTE,
-                 grid->bwd[mu], tag + 10 + mu, grid->cart, MPI_STATUS_IGNORE);
-    unpack(l[mu], from_fwd);
-    unpack(-1, from_bwd);
-  }
 }
 
 // sin(w) / w, by its series for small w (Morningstar-Peardon eq. 33).
@@ -265,7 +209,7 @@ SU3<double> stout_link(const SU3<double>& v, const SU3<double>& staples, double 
 
 SourceSmearer::SourceSmearer(const HostGauge& u, int t0, const SmearingConfig& cfg, const ProcessGrid* grid,
                              Communicator* comm)
-    : cfg_(cfg), t0_(t0), has_grid_(grid != nullptr) {
+    : cfg_(cfg), t0_(t0), has_grid_(grid != nullptr), geom_(u.geometry()) {
   const Geometry& g = u.geometry();
   if (t0 < 0 || t0 >= g.global()[3])
     throw std::invalid_argument("SourceSmearer: timeslice " + std::to_string(t0) + " outside 0.." +
@@ -273,13 +217,13 @@ SourceSmearer::SourceSmearer(const HostGauge& u, int t0, const SmearingConfig& c
   if (cfg.steps < 0 || cfg.link_steps < 0) throw std::invalid_argument("SourceSmearer: negative step count");
   if (grid) grid_ = *grid;
   local_ = g.local();
-  for (int k = 0; k < 3; ++k) ext_[k] = local_[k] + 2;
+  box_ = g.slice_halo_box();
   t_local_ = t0 - g.origin()[3];
   holds_t0_ = t_local_ >= 0 && t_local_ < local_[3];
 
   double v[2] = {0.0, 0.0};
   if (holds_t0_) {
-    links_.assign(ext_sites() * 3, identity_su3<double>());
+    links_.assign(box_.sites() * 3, identity_su3<double>());
     for_box3({0, 0, 0}, {local_[0], local_[1], local_[2]}, [&](const int* x) {
       const int x4[4] = {x[0], x[1], x[2], t_local_};
       for (int i = 0; i < 3; ++i) links_[site(x) * 3 + static_cast<std::size_t>(i)] = u.at(x4, i);
@@ -288,12 +232,12 @@ SourceSmearer::SourceSmearer(const HostGauge& u, int t0, const SmearingConfig& c
     if (cfg_.link_kind != LinkSmearingKind::None)
       for (int s = 0; s < cfg_.link_steps; ++s) smear_links_once();
 
-    const int l0 = local_[0], l1 = local_[1];
-    const std::int64_t n = std::int64_t(l0) * l1 * local_[2];
+    const std::int64_t n = geom_.slice_volume();
     double sum = 0;
 #pragma omp parallel for reduction(+ : sum) schedule(static)
     for (std::int64_t k = 0; k < n; ++k) {
-      const int x[3] = {static_cast<int>(k % l0), static_cast<int>((k / l0) % l1), static_cast<int>(k / (l0 * l1))};
+      int x[3];
+      geom_.slice_coords(k, x);
       for (int i = 0; i < 3; ++i)
         for (int j = i + 1; j < 3; ++j) {
           int xi[3] = {x[0], x[1], x[2]}, xj[3] = {x[0], x[1], x[2]};
@@ -311,16 +255,18 @@ SourceSmearer::SourceSmearer(const HostGauge& u, int t0, const SmearingConfig& c
 }
 
 void SourceSmearer::fill_link_halo() {
-  fill_slice_halo(links_, 3, {local_[0], local_[1], local_[2]}, has_grid_ ? &grid_ : nullptr, kLinkTag);
+  HaloBox box = box_;
+  box.site_bytes = 3 * sizeof(M3);
+  fill_host_halo(links_.data(), box, has_grid_ ? &grid_ : nullptr, kLinkTag);
 }
 
 void SourceSmearer::smear_links_once() {
   std::vector<M3> next(links_.size(), identity_su3<double>());
-  const int l0 = local_[0], l1 = local_[1];
-  const std::int64_t n = std::int64_t(l0) * l1 * local_[2];
+  const std::int64_t n = geom_.slice_volume();
 #pragma omp parallel for schedule(static)
   for (std::int64_t k = 0; k < n; ++k) {
-    const int x[3] = {static_cast<int>(k % l0), static_cast<int>((k / l0) % l1), static_cast<int>(k / (l0 * l1))};
+    int x[3];
+    geom_.slice_coords(k, x);
     for (int i = 0; i < 3; ++i) {
       // sum_{j != i} V_j(x) V_i(x+j) V_j(x+i)^dag + V_j(x-j)^dag V_i(x-j) V_j(x-j+i)
       M3 staples = zero_m3();
@@ -350,11 +296,11 @@ void SourceSmearer::quark_step(const std::vector<Spinor<double>>& psi, const std
   const bool wuppertal = cfg_.kind == QuarkSmearingKind::Wuppertal;
   const C weight{cfg_.weight, 0.0};
   const C norm{1.0 / (1.0 + 6.0 * cfg_.weight), 0.0};
-  const int l0 = local_[0], l1 = local_[1];
-  const std::int64_t n = std::int64_t(l0) * l1 * local_[2];
+  const std::int64_t n = geom_.slice_volume();
 #pragma omp parallel for schedule(static)
   for (std::int64_t k = 0; k < n; ++k) {
-    const int x[3] = {static_cast<int>(k % l0), static_cast<int>((k / l0) % l1), static_cast<int>(k / (l0 * l1))};
+    int x[3];
+    geom_.slice_coords(k, x);
     // H psi(x) = sum_i V_i(x) psi(x+i) + V_i(x-i)^dag psi(x-i)
     Spinor<double> h = zero_spinor<double>();
     for (int i = 0; i < 3; ++i) {
@@ -375,19 +321,17 @@ void SourceSmearer::quark_step(const std::vector<Spinor<double>>& psi, const std
 }
 
 void SourceSmearer::apply(std::vector<std::complex<double>>& field) const {
-  const std::size_t vol = static_cast<std::size_t>(local_[0]) * static_cast<std::size_t>(local_[1]) *
-                          static_cast<std::size_t>(local_[2]) * static_cast<std::size_t>(local_[3]);
+  const std::size_t vol = static_cast<std::size_t>(geom_.local_volume());
   if (field.size() != vol * 12)
     throw std::invalid_argument("SourceSmearer::apply: field has " + std::to_string(field.size()) +
                                 " entries, expected " + std::to_string(vol * 12));
   if (cfg_.kind == QuarkSmearingKind::None || !holds_t0_ || cfg_.steps == 0) return;
 
-  const auto lex = [&](const int* x) {
-    return static_cast<std::size_t>(x[0] +
-                                    std::int64_t(local_[0]) *
-                                        (x[1] + std::int64_t(local_[1]) * (x[2] + std::int64_t(local_[2]) * t_local_)));
+  const auto lex = [&](const int* x) {  // local natural index of (x, y, z) on timeslice t0
+    const int x4[4] = {x[0], x[1], x[2], t_local_};
+    return static_cast<std::size_t>(geom_.local_lex(x4));
   };
-  std::vector<Spinor<double>> psi0(ext_sites(), zero_spinor<double>());
+  std::vector<Spinor<double>> psi0(box_.sites(), zero_spinor<double>());
   const std::array<int, 3> hi{local_[0], local_[1], local_[2]};
   for_box3({0, 0, 0}, hi, [&](const int* x) {
     Spinor<double>& p = psi0[site(x)];
@@ -397,9 +341,11 @@ void SourceSmearer::apply(std::vector<std::complex<double>>& field) const {
         p.s[s].c[c] = {z.real(), z.imag()};
       }
   });
-  std::vector<Spinor<double>> psi = psi0, next(ext_sites(), zero_spinor<double>());
+  std::vector<Spinor<double>> psi = psi0, next(box_.sites(), zero_spinor<double>());
+  HaloBox field_box = box_;
+  field_box.site_bytes = sizeof(Spinor<double>);
   for (int step = 0; step < cfg_.steps; ++step) {
-    fill_slice_halo(psi, 1, hi, has_grid_ ? &grid_ : nullptr, kFieldTag);
+    fill_host_halo(psi.data(), field_box, has_grid_ ? &grid_ : nullptr, kFieldTag);
     quark_step(psi, psi0, next);
     psi.swap(next);
   }

@@ -12,12 +12,11 @@
 //   wuppertal: psi <- (psi + alpha H psi) / (1 + 6 alpha);  jacobi: psi_{n+1} = psi_0 + kappa_s H psi_n.
 // Fields are this rank's block in local natural order (src/lattice/field_io.hpp): element lex * 12 + spin * 3 + colour.
 // Distribution: ranks whose block holds t0 exchange the one-site spatial halo of the slice links (edges included,
-// for the staples) and of the field with their x, y, z neighbours in grid->cart by MPI_Sendrecv (tags 700..733),
-// or use the periodic wrap where grid == nullptr or grid->dims[mu] == 1. Ranks without t0 exchange nothing (their
-// spatial neighbours do not hold t0 either).
-// Who may call: the SourceSmearer constructor is collective over all ranks of comm (one global sum), apply is
-// collective over the ranks holding t0 (every rank may call it; the others return at once); the free functions
-// are pure.
+// for the staples) and of the field with their x, y, z neighbours in grid->cart (comm's fill_host_halo, tags
+// 700..733), or use the periodic wrap where grid == nullptr or grid->dims[mu] == 1. Ranks without t0 exchange nothing
+// (their spatial neighbours do not hold t0 either). Who may call: the SourceSmearer constructor is collective over all
+// ranks of comm (one global sum), apply is collective over the ranks holding t0 (every rank may call it; the others
+// return at once); the free functions are pure.
 #pragma once
 
 #include <array>
@@ -72,15 +71,7 @@ class SourceSmearer {
   const SU3<double>& link(const int x[3], int i) const { return links_[site(x) * 3 + static_cast<std::size_t>(i)]; }
 
  private:
-  std::size_t site(const int x[3]) const {
-    return (static_cast<std::size_t>(x[2] + 1) * static_cast<std::size_t>(ext_[1]) +
-            static_cast<std::size_t>(x[1] + 1)) *
-               static_cast<std::size_t>(ext_[0]) +
-           static_cast<std::size_t>(x[0] + 1);
-  }
-  std::size_t ext_sites() const {
-    return static_cast<std::size_t>(ext_[0]) * static_cast<std::size_t>(ext_[1]) * static_cast<std::size_t>(ext_[2]);
-  }
+  std::size_t site(const int x[3]) const { return box_.index(x); }
   void smear_links_once();
   void fill_link_halo();
   // One quark smearing step on the interior sites: out = wuppertal (psi + alpha H psi) / (1 + 6 alpha), or
@@ -93,8 +84,9 @@ class SourceSmearer {
   bool holds_t0_;
   int t_local_;               // t0 - origin[3] on a rank holding t0
   std::array<int, 4> local_;  // local extents of the block
-  std::array<int, 3> ext_;    // local spatial extents + 2 (the halo)
+  HaloBox box_;               // the local timeslice with its one-site halo (x, y, z)
   bool has_grid_;
+  Geometry geom_;  // of the block the field lives on (its index arithmetic)
   ProcessGrid grid_;
   std::vector<SU3<double>> links_;  // [site of the extended slice][i], i = 0, 1, 2
   double plaquette_ = 1.0;

@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 
+#include "comm/collectives.hpp"
 #include "comm/communicator.hpp"
 #include "comm/gpu_aware.hpp"
 #include "comm/process_grid.hpp"
@@ -50,7 +51,7 @@ constexpr double kPi = 3.14159265358979323846;
 // The date of rank 0 on every rank (attributes must be identical on all ranks).
 std::string utc_now(Communicator& comm) {
   long long now = static_cast<long long>(std::time(nullptr));
-  MPI_Bcast(&now, 1, MPI_LONG_LONG, 0, comm.handle());
+  broadcast(comm, now);
   const std::time_t t = static_cast<std::time_t>(now);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
@@ -454,8 +455,8 @@ io::RankTimes rank_times(Communicator& comm, const MetricsRegistry& metrics, con
   for (const auto& k : metrics.table()) kernels += k.total_s;
   io::RankTimes t{comm.rank(), kernels - halo.wait_s, halo.wait_s, comm.reduction_seconds()};
   double v[4] = {t.compute_s, t.compute_s, halo.wait_s, halo.exchange_s};
-  MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE, MPI_MAX, comm.handle());
-  MPI_Allreduce(MPI_IN_PLACE, v + 1, 3, MPI_DOUBLE, MPI_SUM, comm.handle());
+  reduce_max(comm, v, 1);
+  reduce_sum(comm, v + 1, 3);
   const double mean = v[1] / comm.size();
   if (comm.size() > 1 || v[3] > 0) {
     spdlog::info(
@@ -654,9 +655,7 @@ int run_main(int argc, char** argv) {
   ProcessGrid grid;
   struct CartGuard {  // the Cartesian communicator is freed before MPI_Finalize
     ProcessGrid& g;
-    ~CartGuard() {
-      if (g.cart != MPI_COMM_NULL) MPI_Comm_free(&g.cart);
-    }
+    ~CartGuard() { free_process_grid(g); }
   } cart_guard{grid};
   std::string error;
   io::RunState previous;      // of the partial file to resume, or of the complete output file
@@ -687,8 +686,7 @@ int run_main(int argc, char** argv) {
     error = e.what();
     if (error.rfind(input, 0) != 0) error = input + ": " + error;
   }
-  int failing_rank = error.empty() ? comm.size() : comm.rank();
-  MPI_Allreduce(MPI_IN_PLACE, &failing_rank, 1, MPI_INT, MPI_MIN, comm.handle());
+  const int failing_rank = first_failing_rank(comm, !error.empty());
   if (failing_rank < comm.size()) {
     if (comm.rank() == failing_rank) io::print_error(error);
     return kExitInput;
