@@ -39,6 +39,15 @@ std::optional<RankFailure> first_failure(Communicator& comm, int kind, const std
   return f;
 }
 
+void throw_first_failure(Communicator& comm, int kind, const std::string& message, bool name_rank) {
+  const auto failure = first_failure(comm, kind, message);
+  if (!failure) return;
+  std::string text = failure->message;
+  if (name_rank && failure->rank != 0) text += " (on rank " + std::to_string(failure->rank) + ")";
+  if (failure->kind == 2) throw InputError(text);
+  throw RuntimeFailure(text);
+}
+
 void broadcast_bytes(Communicator& comm, void* data, std::size_t bytes, int root) {
   MPI_Bcast(data, checked_count(bytes, "broadcast"), MPI_BYTE, root, comm.handle());
 }

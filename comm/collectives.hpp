@@ -1,6 +1,7 @@
 // collectives.hpp: the collective operations the host side builds on, over a Communicator:
 //   first_failure        agreement on the lowest failing rank of a step, with its kind and message (so that every
 //                        rank throws the same error and none is left waiting in a later collective)
+//   agreed_step          runs a step on every rank and throws the first failing rank's exception on all of them
 //   broadcast            plain bytes, trivially copyable values and strings from a root rank
 //   all_gather, gather_rows   every rank's values in rank order, on every rank or on a root rank
 //   reduce_max, reduce_sum, reduce_xor   element-wise reductions in place (the library's order of summation;
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "comm/communicator.hpp"
+#include "kernels/errors.hpp"
 
 namespace emprism {
 
@@ -32,6 +34,35 @@ struct RankFailure {
 // Returns on every rank the failure of the lowest failing rank (kind and message sent from it), or nullopt when
 // every rank succeeded. One MPI_Allreduce when all succeed, two broadcasts more otherwise.
 std::optional<RankFailure> first_failure(Communicator& comm, int kind, const std::string& message);
+
+// Throws on every rank the exception of the lowest rank whose `kind` is not 0 (kind 2: InputError, any other:
+// RuntimeFailure) with its message, followed by " (on rank N)" when N != 0 and name_rank; returns on every rank when
+// all kinds are 0. Collective.
+void throw_first_failure(Communicator& comm, int kind, const std::string& message, bool name_rank);
+
+// Runs body() on this rank, then agrees with every rank: when it threw on any rank, every rank throws the exception
+// of the lowest failing rank (InputError stays InputError, anything else becomes RuntimeFailure; see
+// throw_first_failure). An exception that is not a std::exception counts as a RuntimeFailure with message
+// `unknown`. Collective.
+template <typename Body>
+void agreed_step(Communicator& comm, Body&& body, bool name_rank = true,
+                 const std::string& unknown = "unknown exception") {
+  int kind = 0;
+  std::string message;
+  try {
+    body();
+  } catch (const InputError& e) {
+    kind = 2;
+    message = e.what();
+  } catch (const std::exception& e) {
+    kind = 1;
+    message = e.what();
+  } catch (...) {
+    kind = 1;
+    message = unknown;
+  }
+  throw_first_failure(comm, kind, message, name_rank);
+}
 
 // The lowest rank that passes failed = true, or comm.size() when none does (one MPI_Allreduce).
 int first_failing_rank(Communicator& comm, bool failed);

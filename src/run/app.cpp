@@ -28,7 +28,7 @@
 #include "comm/process_grid.hpp"
 #include "emprism_version.hpp"
 #include "io/gauge/gauge_file.hpp"
-#include "io/h5/output.hpp"
+#include "io/h5/file.hpp"
 #include "io/logging.hpp"
 #include "io/toml_config.hpp"
 #include "kernels/backend/runtime.hpp"
@@ -41,6 +41,8 @@
 #include "src/physics/propagator.hpp"
 #include "src/physics/smearing.hpp"
 #include "src/physics/sources.hpp"
+#include "src/run/checkpoint.hpp"
+#include "src/run/schema.hpp"
 
 namespace emprism {
 
@@ -88,7 +90,7 @@ double propagator_host_memory(const Config& cfg, std::int64_t volume) {
 }
 
 struct SolveOutcome {
-  io::SolveRecord record;
+  run::SolveRecord record;
   bool converged = false;
 };
 
@@ -111,7 +113,7 @@ SolveOutcome run_solve(const Config& cfg, const SolveConfig& sc, const Geometry&
 
   SolveOutcome out;
   out.converged = r.converged;
-  io::SolveRecord& rec = out.record;
+  run::SolveRecord& rec = out.record;
   rec.name = sc.name;
   rec.source_kind = source_kind_name(sc.kind);
   rec.single_precision = cfg.solver.precision == Precision::Single;
@@ -125,9 +127,7 @@ SolveOutcome run_solve(const Config& cfg, const SolveConfig& sc, const Geometry&
   rec.true_residual = r.true_residual;
   rec.converged = r.converged;
   rec.seconds = r.seconds;
-  rec.kappa = cfg.dirac.kappa;
-  rec.csw = cfg.dirac.csw;
-  rec.tol = cp.tol;
+  rec.inputs = {{"kappa", cfg.dirac.kappa}, {"csw", cfg.dirac.csw}, {"tol", cp.tol}};
   rec.restarts = r.restarts;
   if (r.converged) {
     spdlog::info("solve '{}': converged in {} iterations ({} restarts), true residual {:.3e}, {:.3f} s", sc.name,
@@ -147,9 +147,9 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 // The meson correlators of a propagator with their effective masses and the PCAC mass (collective).
-io::CorrelatorRecord correlator_record(const SolveConfig& sc, const Geometry& geom, const Propagator& prop,
-                                       Communicator& comm, MetricsRegistry& metrics) {
-  io::CorrelatorRecord rec;
+run::CorrelatorRecord correlator_record(const SolveConfig& sc, const Geometry& geom, const Propagator& prop,
+                                        Communicator& comm, MetricsRegistry& metrics) {
+  run::CorrelatorRecord rec;
   rec.name = sc.name;
   rec.source_site = sc.site;
   rec.channels = sc.channels;
@@ -168,7 +168,7 @@ io::CorrelatorRecord correlator_record(const SolveConfig& sc, const Geometry& ge
   const Correlator* axial = nullptr;
   for (const Correlator& c : corr) {
     const MesonChannel* ch = find_meson_channel(c.channel);
-    io::CorrelatorRecord::Entry e;
+    run::CorrelatorRecord::Entry e;
     e.channel = c.channel;
     e.momentum = c.momentum;
     e.values = c.values;
@@ -197,7 +197,8 @@ io::CorrelatorRecord correlator_record(const SolveConfig& sc, const Geometry& ge
 // solve, then the meson correlators; the propagator and its correlators go to the file together (collective).
 template <typename Ro, typename Ri>
 bool run_propagator(const Config& cfg, const SolveConfig& sc, Context& ctx, const Geometry& geom,
-                    const HostGauge& gauge, WilsonClover<Ro>& outer, WilsonClover<Ri>& inner, io::OutputFile& file) {
+                    const HostGauge& gauge, WilsonClover<Ro>& outer, WilsonClover<Ri>& inner,
+                    run::CheckpointStore& file) {
   const auto t_start = std::chrono::steady_clock::now();
   const SourceSmearer smearer(gauge, sc.site[3], sc.smearing, &ctx.grid, &ctx.comm);
   const double slice = static_cast<double>(smearer.slice_sites());
@@ -206,35 +207,37 @@ bool run_propagator(const Config& cfg, const SolveConfig& sc, Context& ctx, cons
     ctx.metrics.record("host_link_smearing", seconds_since(t_start), steps * slice * kLinkSmearingFlopsPerSite,
                        steps * slice * kLinkSmearingBytesPerSite);
   }
-  io::PropagatorRecord rec;
+  run::PropagatorRecord rec;
   rec.name = sc.name;
   rec.single_precision = cfg.solver.precision == Precision::Single;
   rec.write_fields = cfg.output.fields;
-  rec.kappa = cfg.dirac.kappa;
-  rec.csw = cfg.dirac.csw;
-  rec.source_site = sc.site;
-  rec.smearing = quark_smearing_name(sc.smearing.kind);
-  rec.smearing_steps = sc.smearing.steps;
-  rec.smearing_weight = sc.smearing.weight;
-  rec.link_smearing = link_smearing_name(sc.smearing.link_kind);
-  rec.link_smearing_steps = sc.smearing.link_steps;
-  rec.link_smearing_weight = sc.smearing.link_weight;
+  const std::string smearing = quark_smearing_name(sc.smearing.kind);
+  const std::string link_smearing = link_smearing_name(sc.smearing.link_kind);
   rec.smeared_plaquette = smearer.spatial_plaquette();
   CgParams cp;
   cp.tol = sc.tol.value_or(cfg.solver.tol);
   cp.max_iter = sc.max_iter.value_or(cfg.solver.max_iter);
   cp.progress_every = cfg.log.progress_every;
-  rec.tol = cp.tol;
+  rec.inputs = {{"kappa", cfg.dirac.kappa},
+                {"csw", cfg.dirac.csw},
+                {"tol", cp.tol},
+                {"source_site", sc.site},
+                {"smearing", smearing},
+                {"smearing_steps", sc.smearing.steps},
+                {"smearing_weight", sc.smearing.weight},
+                {"link_smearing", link_smearing},
+                {"link_smearing_steps", sc.smearing.link_steps},
+                {"link_smearing_weight", sc.smearing.link_weight}};
   spdlog::info(
       "solve '{}': propagator of the {} source at ({}, {}, {}, {}), 12 spin-colour columns, tol {:.1e}, "
       "max_iter {} each",
-      sc.name, rec.smearing == "none" ? "point" : rec.smearing + "-smeared", sc.site[0], sc.site[1], sc.site[2],
-      sc.site[3], cp.tol, cp.max_iter);
+      sc.name, smearing == "none" ? "point" : smearing + "-smeared", sc.site[0], sc.site[1], sc.site[2], sc.site[3],
+      cp.tol, cp.max_iter);
   if (sc.smearing.kind != QuarkSmearingKind::None) {
     spdlog::info(
         "solve '{}': {} smearing, {} steps, weight {}; links {} ({} steps, weight {}), spatial plaquette "
         "{:.12f} on timeslice {}",
-        sc.name, rec.smearing, sc.smearing.steps, sc.smearing.weight, rec.link_smearing, sc.smearing.link_steps,
+        sc.name, smearing, sc.smearing.steps, sc.smearing.weight, link_smearing, sc.smearing.link_steps,
         sc.smearing.link_weight, rec.smeared_plaquette, sc.site[3]);
   }
   Propagator prop;
@@ -276,10 +279,10 @@ bool run_propagator(const Config& cfg, const SolveConfig& sc, Context& ctx, cons
           sc.name, column.spin, column.colour, r.iterations, r.true_residual, cp.tol);
     }
   }
-  const io::CorrelatorRecord corr = correlator_record(sc, geom, prop, ctx.comm, ctx.metrics);
+  const run::CorrelatorRecord corr = correlator_record(sc, geom, prop, ctx.comm, ctx.metrics);
   rec.columns = &prop.columns;
-  file.write_propagator(rec, io::BlockLayout{geom.global(), geom.local(), geom.origin()});
-  file.write_correlators(corr);
+  run::write_propagator(file.file(), rec, run::BlockLayout{geom.global(), geom.local(), geom.origin()});
+  run::write_correlators(file.file(), corr);
   for (const auto& e : corr.entries) {
     if (e.momentum != std::array<int, 3>{0, 0, 0}) continue;
     const int lt = static_cast<int>(e.values.size());
@@ -304,7 +307,7 @@ int crash_after_solves() {
 
 template <typename Ro, typename Ri>
 bool run_all_solves(const Config& cfg, Context& ctx, const Geometry& geom, const HostGauge& gauge,
-                    const HostClover& clover, io::OutputFile& file, HaloStats& halo) {
+                    const HostClover& clover, run::CheckpointStore& file, HaloStats& halo) {
   DiracParams dp;
   dp.kappa = cfg.dirac.kappa;
   dp.csw = cfg.dirac.csw;
@@ -336,7 +339,7 @@ bool run_all_solves(const Config& cfg, Context& ctx, const Geometry& geom, const
       all = run_propagator(cfg, sc, ctx, geom, gauge, outer, *inner, file) && all;
     } else {
       const SolveOutcome o = run_solve(cfg, sc, geom, outer, *inner);
-      file.write_solve(o.record, io::BlockLayout{geom.global(), geom.local(), geom.origin()});
+      run::write_solve(file.file(), o.record, run::BlockLayout{geom.global(), geom.local(), geom.origin()});
       all = all && o.converged;
     }
     file.mark_complete(sc.name);  // flushed: a crash from here on does not lose this solve
@@ -450,10 +453,10 @@ void generate_ensemble(const Config& cfg, HostGauge& u, const ProcessGrid& grid,
 }
 
 // Per-rank times into /metrics/ranks, and one log line on the load balance and the hidden halo time.
-io::RankTimes rank_times(Communicator& comm, const MetricsRegistry& metrics, const HaloStats& halo) {
+run::RankTimes rank_times(Communicator& comm, const MetricsRegistry& metrics, const HaloStats& halo) {
   double kernels = 0;
   for (const auto& k : metrics.table()) kernels += k.total_s;
-  io::RankTimes t{comm.rank(), kernels - halo.wait_s, halo.wait_s, comm.reduction_seconds()};
+  run::RankTimes t{comm.rank(), kernels - halo.wait_s, halo.wait_s, comm.reduction_seconds()};
   double v[4] = {t.compute_s, t.compute_s, halo.wait_s, halo.exchange_s};
   reduce_max(comm, v, 1);
   reduce_sum(comm, v + 1, 3);
@@ -488,18 +491,19 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
   if (cfg.generate.enabled) generate_ensemble(cfg, gauge, grid, comm);
   const HostClover clover = make_clover(gauge, cfg.dirac.kappa, cfg.dirac.csw);
 
-  io::OutputOptions options;
+  run::CheckpointOptions options;
   options.overwrite = cfg.output.overwrite;
   options.resume = cfg.output.resume;
   options.physics_inputs = io::physics_inputs(cfg);
   options.plaquette = plaq;
   options.check_plaquette = true;
-  io::OutputFile file(cfg.output.file, options, comm.handle(), cfg.output.io);
+  options.mode = cfg.output.io;
+  run::CheckpointStore file(comm, cfg.output.file, options);
   if (!file.resumed().empty()) {
     spdlog::info("resume: {} of {} solve(s) complete in {} are kept", file.resumed().size(), cfg.solves.size(),
                  file.temp_path());
   }
-  io::RootInfo root;
+  run::RootInfo root;
   root.program_version = EMPRISM_VERSION;
   root.git_hash = EMPRISM_GIT_HASH;
   root.date = utc_now(comm);
@@ -511,16 +515,16 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
   root.precision = precision_name(cfg.solver.precision);
   root.physics_inputs = options.physics_inputs;
   root.input_hash = io::text_hash(options.physics_inputs);
-  file.write_root(root);
-  file.write_input(cfg.input_text);
-  io::GaugeInfo gi;
+  run::write_root(file.file(), root);
+  run::write_input(file.file(), cfg.input_text);
+  run::GaugeInfo gi;
   gi.source = gauge_source_name(cfg.gauge.source);
   gi.plaquette = plaq;
   gi.link_trace = ltrace;
-  const io::BlockLayout block{global, geom.local(), geom.origin()};
+  const run::BlockLayout block{global, geom.local(), geom.origin()};
   std::vector<std::complex<double>> links;
   if (cfg.output.write_gauge) links = gauge_to_natural(gauge);
-  file.write_gauge(gi, block, cfg.output.write_gauge ? &links : nullptr);
+  run::write_gauge(file.file(), gi, block, cfg.output.write_gauge ? &links : nullptr);
   file.flush();
 
   bool all_converged = false;
@@ -537,8 +541,8 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
       break;
   }
 
-  const io::RankTimes mine = rank_times(comm, metrics, halo);
-  file.write_metrics(metrics.table(), metrics.peak(), mine);
+  const run::RankTimes mine = rank_times(comm, metrics, halo);
+  run::write_metrics(file.file(), metrics.table(), metrics.peak(), mine);
   file.commit();
 
   const double total = seconds_since(t_start);
@@ -565,22 +569,6 @@ void log_setup(const Config& cfg, const Communicator& comm, const ProcessGrid& g
                grid.partitioned[3] ? "yes" : "no");
   spdlog::info("{} solve(s), tol {:.1e}, max_iter {}; output {}", cfg.solves.size(), cfg.solver.tol,
                cfg.solver.max_iter, cfg.output.file);
-}
-
-// Resume against a complete output file: it must come from the same input and hold every solve (else InputError).
-io::RunState finished_run_state(const std::string& path, const std::string& physics) {
-  io::RunState state;
-  try {
-    state = io::read_run_state(path);
-  } catch (const RuntimeFailure& e) {
-    throw InputError(std::string("output.file: ") + e.what() + "; it exists and output.resume cannot continue it");
-  }
-  const std::string diff = io::input_difference(state.physics_inputs, physics);
-  if (!diff.empty()) {
-    throw InputError("output.resume: '" + path + "' exists and was written by a different input (" + diff +
-                     "); set output.overwrite = true and output.resume = false to replace it");
-  }
-  return state;
 }
 
 }  // namespace
@@ -658,26 +646,21 @@ int run_main(int argc, char** argv) {
     ~CartGuard() { free_process_grid(g); }
   } cart_guard{grid};
   std::string error;
-  io::RunState previous;      // of the partial file to resume, or of the complete output file
+  run::RunState previous;     // of the partial file to resume, or of the complete output file
   bool already_done = false;  // resume, and output.file already holds every solve of this input
   try {
     cfg = io::load_config(input);
     if (!log_level.empty()) cfg.log.level = log_level;
     if (resume) cfg.output.resume = true;
     io::setup_logging(cfg.log.level, comm.rank(), cfg.log.per_rank ? cfg.output.file : std::string());
-    io::OutputOptions options;
+    run::CheckpointOptions options;
     options.overwrite = cfg.output.overwrite;
     options.resume = cfg.output.resume;
     options.physics_inputs = io::physics_inputs(cfg);
-    std::error_code ec;
-    if (cfg.output.resume && std::filesystem::is_regular_file(cfg.output.file, ec)) {
-      previous = finished_run_state(cfg.output.file, options.physics_inputs);
-      already_done = true;
-    } else {
-      io::check_output_path(cfg.output.file, cfg.output.overwrite);
-      previous = io::check_partial(cfg.output.file, options);
-    }
-    if (cfg.output.io == OutputIo::Collective && !io::OutputFile::collective_available())
+    const run::OutputPlan plan = run::plan_output(cfg.output.file, options);
+    previous = plan.previous;
+    already_done = plan.already_complete;
+    if (cfg.output.io == OutputIo::Collective && !io::h5::collective_available())
       throw InputError(
           "output.io: \"collective\" needs HDF5 built with MPI (this build uses serial HDF5); use \"gather\" or "
           "\"auto\"");
@@ -695,7 +678,7 @@ int run_main(int argc, char** argv) {
   try {
     if (already_done) {
       bool converged = true;
-      for (const io::CompleteSolve& c : previous.solves) converged = converged && c.converged;
+      for (const run::CompleteSolve& c : previous.solves) converged = converged && c.converged;
       spdlog::info("resume: {} already holds all {} solve(s) of this input; nothing to do", cfg.output.file,
                    previous.solves.size());
       return converged ? kExitOk : kExitNotConverged;
@@ -706,7 +689,7 @@ int run_main(int argc, char** argv) {
       spdlog::info("resume: {}", previous.solves.empty()
                                      ? "no complete solve to carry over; starting from the beginning"
                                      : fmt::format("{} of {} solve(s) complete in {}", previous.solves.size(),
-                                                   cfg.solves.size(), io::partial_path(cfg.output.file)));
+                                                   cfg.solves.size(), run::partial_path(cfg.output.file)));
     }
     if (dry_run) {
       const Extents local = grid.local_extents(cfg.lattice.extents);
@@ -723,9 +706,9 @@ int run_main(int argc, char** argv) {
     // A failure on one rank must not leave the others waiting in a collective: end the whole job.
     io::print_error(comm.size() > 1 ? "rank " + std::to_string(comm.rank()) + ": " + e.what() : e.what());
     std::error_code ec;
-    if (comm.rank() == 0 && std::filesystem::exists(io::partial_path(cfg.output.file), ec)) {
+    if (comm.rank() == 0 && std::filesystem::exists(run::partial_path(cfg.output.file), ec)) {
       spdlog::info("the complete solves are kept in {}; run again with output.resume = true to continue",
-                   io::partial_path(cfg.output.file));
+                   run::partial_path(cfg.output.file));
     }
     if (comm.size() > 1) comm.abort(kExitFailure);
     return kExitFailure;

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "io/h5/file.hpp"
+
 namespace emprism {
 
 enum class Precision { Single, Double, Mixed };  // mixed: double outer residual, single CG
@@ -181,7 +183,7 @@ struct SolveConfig {
   std::optional<int> max_iter;
 };
 
-enum class OutputIo { Auto, Collective, Gather };
+using OutputIo = io::h5::FieldIo;  // how fields reach the file (io/h5/file.hpp)
 
 struct OutputConfig {
   std::string file;  // required, path of the HDF5 file

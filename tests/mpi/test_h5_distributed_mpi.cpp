@@ -1,4 +1,5 @@
-// test_h5_distributed_mpi.cpp: standalone MPI test of io/h5/output on N ranks (run with 1, 2 and 4).
+// test_h5_distributed_mpi.cpp: standalone MPI test of the run's output file (src/run/schema.hpp through io/h5, and
+// src/run/checkpoint.hpp) on N ranks (run with 1, 2 and 4).
 // The global 4x4x4x8 lattice is split into blocks over t (unevenly, 3 + 5, when t is split in two) and then z;
 // rank r holds block N-1-r, so rank 0 does not hold the origin. Every element of every field is a known function
 // of its GLOBAL site and component. The same content is written in Gather mode and, when this build has parallel
@@ -20,29 +21,42 @@
 #include <string>
 #include <vector>
 
-#include "io/h5/output.hpp"
 #include "kernels/errors.hpp"
+#include "src/run/checkpoint.hpp"
+#include "src/run/config.hpp"
+#include "src/run/schema.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using emprism::Communicator;
 using emprism::InputError;
 using emprism::KernelMetric;
 using emprism::OutputIo;
 using emprism::PeakBandwidth;
 using emprism::RuntimeFailure;
-using emprism::io::BlockLayout;
-using emprism::io::GaugeInfo;
-using emprism::io::OutputFile;
-using emprism::io::RankTimes;
-using emprism::io::RootInfo;
-using emprism::io::SolveRecord;
+using emprism::run::BlockLayout;
+using emprism::run::CheckpointStore;
+using emprism::run::GaugeInfo;
+using emprism::run::RankTimes;
+using emprism::run::RootInfo;
+using emprism::run::SolveRecord;
+using emprism::run::write_gauge;
+using emprism::run::write_input;
+using emprism::run::write_metrics;
+using emprism::run::write_root;
+using emprism::run::write_solve;
 using cplx = std::complex<double>;
 
 const std::array<int, 4> kGlobal = {4, 4, 4, 8};  // Lx, Ly, Lz, Lt
 const char kToml[] = "[lattice]\nextents = [4, 4, 4, 8]\n# distributed test\n";
 
 int g_rank = 0, g_size = 1, g_failures = 0;
+
+const Communicator& world_comm() {
+  static const Communicator world(MPI_COMM_WORLD);
+  return world;
+}
 
 void check(bool ok, const std::string& what) {
   if (ok) return;
@@ -131,9 +145,7 @@ SolveRecord make_solve(const std::string& name, bool single, const BlockLayout& 
   s.true_residual = single ? 2e-6 : 2e-9;
   s.converged = single;
   s.seconds = 0.5;
-  s.kappa = 0.1365;
-  s.csw = 1.25;
-  s.tol = 1e-8;
+  s.inputs = {{"kappa", 0.1365}, {"csw", 1.25}, {"tol", 1e-8}};
   s.restarts = single ? 1 : 0;
   return s;
 }
@@ -153,7 +165,7 @@ RankTimes rank_times(int rank) { return RankTimes{rank, 1.5 + rank, 0.25 * rank,
 
 // Writes the whole content through `mode` into `path` and commits.
 void write_file(const std::string& path, OutputIo mode, const BlockLayout& b, const std::array<int, 4>& grid) {
-  OutputFile out(path, false, MPI_COMM_WORLD, mode);
+  CheckpointStore out(world_comm(), path, false, mode);
   RootInfo root;
   root.program_version = "0.1.0";
   root.git_hash = "0123456789ab";
@@ -164,22 +176,22 @@ void write_file(const std::string& path, OutputIo mode, const BlockLayout& b, co
   root.ranks = g_size;
   root.process_grid = grid;
   root.extents = kGlobal;
-  out.write_root(root);
-  out.write_input(kToml);
+  write_root(out.file(), root);
+  write_input(out.file(), kToml);
   GaugeInfo g;
   g.source = "random";
   g.plaquette = 0.5876543210123;
   g.link_trace = 0.1234567890987;
   const std::vector<cplx> links = local_field(b, 36, link_value);
-  out.write_gauge(g, b, &links);
+  write_gauge(out.file(), g, b, &links);
   out.flush();
-  out.write_solve(make_solve("single", true, b), b);
-  out.write_solve(make_solve("double", false, b), b);
+  write_solve(out.file(), make_solve("single", true, b), b);
+  write_solve(out.file(), make_solve("double", false, b), b);
   PeakBandwidth peak;
   peak.copy_gbs = 10.5;
   peak.peak_gbs = 12.25;
   peak.measured = true;
-  out.write_metrics(make_kernels(g_rank), peak, rank_times(g_rank));
+  write_metrics(out.file(), make_kernels(g_rank), peak, rank_times(g_rank));
   out.commit();
 }
 
@@ -488,30 +500,31 @@ void error_cases(const std::string& dir, OutputIo mode, const BlockLayout& b) {
   const std::string path = dir + "/errors.h5";
   const std::string tag = std::string(mode == OutputIo::Gather ? "gather" : "collective") + ": ";
   {
-    OutputFile out(path, false, MPI_COMM_WORLD, mode);
+    CheckpointStore out(world_comm(), path, false, mode);
     // A field of the wrong size on the last rank only.
     SolveRecord bad = make_solve("bad", true, b);
     if (g_rank == g_size - 1) bad.source.pop_back();
     const std::string message = expect_everywhere<RuntimeFailure>(
-        tag + "short source on the last rank", "/solves/bad/source", [&] { out.write_solve(bad, b); });
+        tag + "short source on the last rank", "/solves/bad/source", [&] { write_solve(out.file(), bad, b); });
     if (g_size > 1) {
       const std::string on_rank = " (on rank " + std::to_string(g_size - 1) + ")";
       check(message.find(on_rank) != std::string::npos, tag + "'" + message + "' does not name the failing rank");
       // Every rank claims the whole lattice.
       SolveRecord whole = make_solve("whole", true, BlockLayout::whole(kGlobal));
       expect_everywhere<RuntimeFailure>(tag + "overlapping blocks", "do not tile",
-                                        [&] { out.write_solve(whole, BlockLayout::whole(kGlobal)); });
+                                        [&] { write_solve(out.file(), whole, BlockLayout::whole(kGlobal)); });
       // Links on some ranks only.
       const std::vector<cplx> links = local_field(b, 36, link_value);
-      expect_everywhere<RuntimeFailure>(tag + "links on some ranks", "some ranks only",
-                                        [&] { out.write_gauge(GaugeInfo{}, b, g_rank == 0 ? nullptr : &links); });
+      expect_everywhere<RuntimeFailure>(tag + "links on some ranks", "some ranks only", [&] {
+        write_gauge(out.file(), GaugeInfo{}, b, g_rank == 0 ? nullptr : &links);
+      });
     }
     // Written twice: the second create fails (on rank 0 only in Gather mode).
-    out.write_solve(make_solve("twice", false, b), b);
+    write_solve(out.file(), make_solve("twice", false, b), b);
     expect_everywhere<RuntimeFailure>(tag + "duplicate solve", "/solves/twice",
-                                      [&] { out.write_solve(make_solve("twice", false, b), b); });
+                                      [&] { write_solve(out.file(), make_solve("twice", false, b), b); });
     // The file still works after agreed failures.
-    out.write_solve(make_solve("after", true, b), b);
+    write_solve(out.file(), make_solve("after", true, b), b);
     out.flush();
   }  // destroyed without commit: nothing may be left
   MPI_Barrier(MPI_COMM_WORLD);
@@ -565,17 +578,17 @@ int main(int argc, char** argv) {
   MPI_Bcast(dir_buf, sizeof dir_buf, MPI_CHAR, 0, MPI_COMM_WORLD);
   const std::string dir = dir_buf;
   const std::string gather_path = dir + "/gather.h5", collective_path = dir + "/collective.h5";
-  const bool collective = OutputFile::collective_available();
+  const bool collective = emprism::io::h5::collective_available();
 
   try {
     {  // Auto picks Collective on several ranks when available
-      OutputFile probe(dir + "/auto.h5", false, MPI_COMM_WORLD, OutputIo::Auto);
+      CheckpointStore probe(world_comm(), dir + "/auto.h5", false, OutputIo::Auto);
       const OutputIo want = collective && g_size > 1 ? OutputIo::Collective : OutputIo::Gather;
       check(probe.mode() == want, "auto mode picked the wrong mode");
     }
     if (!collective) {
       expect_everywhere<InputError>("collective without parallel HDF5", "output.io: \"collective\" needs HDF5", [&] {
-        OutputFile out(dir + "/never.h5", false, MPI_COMM_WORLD, OutputIo::Collective);
+        CheckpointStore out(world_comm(), dir + "/never.h5", false, OutputIo::Collective);
       });
     }
     write_file(gather_path, OutputIo::Gather, block, grid);

@@ -1,0 +1,148 @@
+// schema.hpp: the layout of the run's output file (DESIGN.md section 5) as calls on io/h5: the root attributes,
+// /input, /gauge, /solves/<name> (a solve, or the 12 columns of a propagator), /correlators/<name> and /metrics.
+// Fields are stored in GLOBAL natural order [Lt][Lz][Ly][Lx][4][3] (spinors) and [Lt][Lz][Ly][Lx][4][3][3] (links),
+// x fastest, whatever the number of ranks: each rank passes its block in LOCAL natural order (io/h5/field_writer.hpp).
+// The parameters of the input a solve depends on (kappa, csw, tol, the smearing of a propagator...) are attributes
+// of its group; which ones, and their names, come from the parameter declaration (src/run/parameters.hpp).
+// Who may call: every function is COLLECTIVE over the file's communicator: all ranks call it, in the same order, with
+// identical attribute values; only field data (and the per-rank RankTimes) differ between ranks. Failures are
+// agreed: every rank throws the same exception (io/h5/file.hpp).
+#pragma once
+
+#include <array>
+#include <complex>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "io/h5/field_writer.hpp"
+#include "io/h5/file.hpp"
+#include "kernels/metrics.hpp"
+
+namespace emprism::run {
+
+using io::h5::BlockLayout;
+using cplx = std::complex<double>;
+
+// Attributes of the root group "/".
+struct RootInfo {
+  std::string program_version;
+  std::string git_hash;
+  std::string date;  // ISO 8601, UTC
+  std::string backend;
+  std::string device;
+  int ranks = 1;
+  std::array<int, 4> process_grid{1, 1, 1, 1};
+  std::array<int, 4> extents{};  // global (Lx, Ly, Lz, Lt)
+  std::string precision;         // "single" | "double" | "mixed"
+  std::string physics_inputs;    // physics_inputs(config): what a resumed run must match
+  std::string input_hash;        // text_hash(physics_inputs)
+};
+
+// One attribute from the input: its name and value (int32, float64, UTF-8 string or int32[4]).
+struct InputAttribute {
+  std::string name;
+  std::variant<int, double, std::string, std::array<int, 4>> value;
+};
+
+struct GaugeInfo {
+  std::string source;  // "unit" | "random" | "file" | "heatbath"
+  double plaquette = 0;
+  double link_trace = 0;  // average Re tr U / 3
+  // Used only by the whole-lattice convenience overload of write_gauge: links in natural order
+  // [Lt][Lz][Ly][Lx][mu][row][col]; empty = not written. The BlockLayout overload ignores it.
+  std::vector<cplx> links;
+};
+
+struct SolveRecord {
+  std::string name;
+  std::string source_kind;       // "point" | "random" | "plane_wave"
+  bool single_precision = true;  // store fields as float32 compounds, else float64
+  bool write_fields = true;      // false: solution and source are not written (output.fields = false)
+  // This rank's block (local volume * 12), local natural order, index ((local_site*4)+spin)*3+colour.
+  std::vector<cplx> solution;
+  std::vector<cplx> source;              // same shape
+  std::vector<double> residual_history;  // relative residual per CG iteration (rank 0's is written)
+  int iterations = 0;
+  double true_residual = 0;
+  bool converged = false;
+  double seconds = 0;
+  int restarts = 0;
+  std::vector<InputAttribute> inputs;  // kappa, csw, tol, ...
+};
+
+// One propagator solve (the 12 spin-colour columns of a point source), group /solves/<name> with
+// source_kind = "propagator". Column k = 3 * source_spin + source_colour.
+struct PropagatorRecord {
+  std::string name;
+  bool single_precision = true;  // the propagator dataset in float32, else float64
+  bool write_fields = true;      // false: no propagator dataset
+  // This rank's block of each column (local volume * 12, local natural order); required when write_fields.
+  const std::array<std::vector<cplx>, 12>* columns = nullptr;
+  std::array<std::vector<double>, 12> residual_history;  // rank 0's
+  std::array<int, 12> iterations{}, restarts{};
+  std::array<double, 12> true_residual{}, seconds{};
+  std::array<bool, 12> converged{};
+  std::vector<InputAttribute> inputs;  // kappa, csw, tol, source_site, smearing, ...
+  double smeared_plaquette = 1;        // spatial plaquette of the links the source smearing used
+};
+
+// Meson correlators of a propagator, group /correlators/<name> (values identical on every rank; rank 0's written).
+struct CorrelatorRecord {
+  struct Entry {
+    std::string channel;
+    std::array<int, 3> momentum{};
+    std::vector<cplx> values;            // [Lt], t relative to the source timeslice
+    std::vector<double> effective_mass;  // [Lt], NaN where undefined
+    std::string gamma_sink, gamma_source;
+    int time_parity = 1;
+  };
+  std::string name;  // the propagator solve's name
+  std::array<int, 4> source_site{};
+  std::vector<std::string> channels;
+  std::vector<std::array<int, 3>> momenta;  // momenta[0] = (0, 0, 0)
+  std::string convention;
+  std::vector<Entry> entries;     // every (channel, momentum)
+  std::vector<double> pcac_mass;  // [Lt] at zero momentum; empty: not written
+};
+
+// One row of /metrics/ranks.
+struct RankTimes {
+  int rank = 0;
+  double compute_s = 0, halo_wait_s = 0, reduction_s = 0;
+};
+
+void write_root(io::h5::File& file, const RootInfo& info);
+// Dataset /input, a scalar variable-length string (rank 0's).
+void write_input(io::h5::File& file, const std::string& toml_text);
+// Group /gauge with its attributes; dataset /gauge/links when local_links is not null (it must then be non-null on
+// every rank): this rank's block, local volume * 36 values in local natural order.
+void write_gauge(io::h5::File& file, const GaugeInfo& gauge, const BlockLayout& block,
+                 const std::vector<cplx>* local_links);
+// Whole-lattice convenience: block = BlockLayout::whole(extents), links = gauge.links unless empty.
+void write_gauge(io::h5::File& file, const GaugeInfo& gauge, const std::array<int, 4>& extents);
+// Group /solves/<rec.name>: attributes, solution and source (this rank's block), residual_history (rank 0's).
+void write_solve(io::h5::File& file, const SolveRecord& rec, const BlockLayout& block);
+inline void write_solve(io::h5::File& file, const SolveRecord& rec, const std::array<int, 4>& extents) {
+  write_solve(file, rec, BlockLayout::whole(extents));
+}
+// Group /solves/<rec.name> of a propagator: attributes (iterations, restarts and seconds summed over the columns,
+// the largest true residual, converged if all are), per-column iterations and true residuals (column_iterations,
+// column_true_residual [4][3]), residual_history/s<spin>c<colour>, and with write_fields the dataset propagator
+// [4][3][Lt][Lz][Ly][Lx][4][3] (source spin, source colour, then the solution layout).
+void write_propagator(io::h5::File& file, const PropagatorRecord& rec, const BlockLayout& block);
+// Group /correlators/<rec.name>: /<channel> [Lt] complex (zero momentum), /effective_mass/<channel>, /pcac_mass,
+// and /p<nx>_<ny>_<nz>/... for the other momenta. Rank 0's values are written.
+void write_correlators(io::h5::File& file, const CorrelatorRecord& rec);
+// Attribute complete = true on /solves/<name> (after its data and correlators; the caller flushes).
+void write_complete_flag(io::h5::File& file, const std::string& name);
+// Group /metrics: peak attributes (identical on every rank), the kernel table (rank 0's), and /metrics/ranks,
+// the rows passed by every rank, concatenated in rank order: each rank normally passes its own one row.
+void write_metrics(io::h5::File& file, const std::vector<KernelMetric>& kernels, const PeakBandwidth& peak,
+                   const std::vector<RankTimes>& my_rows);
+inline void write_metrics(io::h5::File& file, const std::vector<KernelMetric>& kernels, const PeakBandwidth& peak,
+                          const RankTimes& mine) {
+  write_metrics(file, kernels, peak, std::vector<RankTimes>{mine});
+}
+
+}  // namespace emprism::run
