@@ -1,4 +1,4 @@
-// main.cpp: emprism-mpi, the Wilson-clover solver. All work is in src/run/app.cpp.
-#include "src/run/app.hpp"
+// main.cpp: emprism-mpi, the Wilson-clover solver. All work is in the run layer (src/run/driver.cpp).
+#include "src/run/driver.hpp"
 
-int main(int argc, char** argv) { return emprism::run_main(argc, argv); }
+int main(int argc, char** argv) { return emprism::run::run_main(argc, argv); }

@@ -1,4 +1,5 @@
-// test_config.cpp: unit tests of the TOML input reader (io/toml_config.hpp).
+// test_config.cpp: unit tests of the input reader (src/run/input.hpp) and the parameter declaration
+// (src/run/parameters.hpp).
 // One property per test: the example inputs parse to the right values, defaults are filled, and every input rule
 // of DESIGN.md section 5 rejects a bad value with one InputError whose message starts with the key path.
 // Convention: inputs are built from a minimal valid input (Input below) with one part replaced.
@@ -12,14 +13,15 @@
 #include <utility>
 #include <vector>
 
-#include "io/toml_config.hpp"
 #include "kernels/errors.hpp"
+#include "src/run/input.hpp"
+#include "src/run/parameters.hpp"
 
 #ifndef EMPRISM_SOURCE_DIR
 #define EMPRISM_SOURCE_DIR "/work/main"
 #endif
 
-namespace emprism::io {
+namespace emprism::run {
 namespace {
 
 // A minimal valid input; each test replaces one part. extra holds whole tables placed before the solves.
@@ -89,10 +91,10 @@ TEST(Config, QuickstartExampleParses) {
   EXPECT_EQ(c.output.file, "quickstart.h5");
   ASSERT_EQ(c.solves.size(), 3u);
   EXPECT_EQ(c.solves[0].name, "point_origin");
-  EXPECT_EQ(c.solves[0].kind, SourceKind::Point);
-  EXPECT_EQ(c.solves[1].kind, SourceKind::Random);
+  EXPECT_EQ(c.solves[0].kind, SolveKind::Point);
+  EXPECT_EQ(c.solves[1].kind, SolveKind::Random);
   EXPECT_EQ(c.solves[1].noise, NoiseKind::Z2);
-  EXPECT_EQ(c.solves[2].kind, SourceKind::Propagator);
+  EXPECT_EQ(c.solves[2].kind, SolveKind::Propagator);
   EXPECT_EQ(c.solves[2].smearing.kind, QuarkSmearingKind::Wuppertal);
 }
 
@@ -126,7 +128,7 @@ TEST(Config, FullReferenceExampleSetsEverySolveKey) {
   ASSERT_EQ(c.solves.size(), 4u);
   const SolveConfig& point = c.solves[0];
   EXPECT_EQ(point.name, "point_origin");
-  EXPECT_EQ(point.kind, SourceKind::Point);
+  EXPECT_EQ(point.kind, SolveKind::Point);
   EXPECT_EQ(point.tol, std::optional<double>(1e-10));
   EXPECT_EQ(point.max_iter, std::optional<int>(8000));
   EXPECT_EQ(point.site, (std::array<int, 4>{1, 2, 3, 4}));
@@ -134,12 +136,12 @@ TEST(Config, FullReferenceExampleSetsEverySolveKey) {
   EXPECT_EQ(point.colour, 1);
   const SolveConfig& noise = c.solves[1];
   EXPECT_EQ(noise.name, "noise.z2");
-  EXPECT_EQ(noise.kind, SourceKind::Random);
+  EXPECT_EQ(noise.kind, SolveKind::Random);
   EXPECT_EQ(noise.seed, 42u);
   EXPECT_EQ(noise.noise, NoiseKind::Z2);
   const SolveConfig& wave = c.solves[2];
   EXPECT_EQ(wave.name, "plane-wave");
-  EXPECT_EQ(wave.kind, SourceKind::PlaneWave);
+  EXPECT_EQ(wave.kind, SolveKind::PlaneWave);
   EXPECT_EQ(wave.momentum, (std::array<int, 4>{1, 0, 0, -1}));
   EXPECT_EQ(wave.spinor[0], std::complex<double>(1.0, 0.0));
   EXPECT_EQ(wave.spinor[3 * 1 + 1], std::complex<double>(0.0, 0.5));
@@ -147,8 +149,8 @@ TEST(Config, FullReferenceExampleSetsEverySolveKey) {
   EXPECT_EQ(wave.spinor[11], std::complex<double>(0.25, 0.25));
   const SolveConfig& prop = c.solves[3];
   EXPECT_EQ(prop.name, "pion.smeared");
-  EXPECT_EQ(prop.kind, SourceKind::Propagator);
-  EXPECT_EQ(prop.site, (std::array<int, 4>{0, 0, 0, 8}));
+  EXPECT_EQ(prop.kind, SolveKind::Propagator);
+  EXPECT_EQ(prop.site, (std::array<int, 4>{1, 2, 3, 4}));
   EXPECT_EQ(prop.channels, (std::vector<std::string>{"pion", "axial", "rho", "a0"}));
   EXPECT_EQ(prop.momenta, (std::vector<std::array<int, 3>>{{0, 0, 0}, {1, 0, 0}, {0, 1, 1}}));
   EXPECT_EQ(prop.smearing.kind, QuarkSmearingKind::Wuppertal);
@@ -762,7 +764,7 @@ TEST(Config, GaugeFileNeedsAReadableFile) {
       parse(with_extra("[gauge]\nsource = \"file\"\nfile = \"" + kExamples + "quickstart.toml\"\nformat = \"nersc\"\n")
                 .text());
   EXPECT_EQ(c.gauge.source, GaugeSource::File);
-  EXPECT_EQ(c.gauge.format, GaugeFileFormat::Nersc);
+  EXPECT_EQ(c.gauge.format, GaugeFormat::Nersc);
 }
 
 TEST(Config, GaugeKeysOfAnotherSourceAreErrors) {
@@ -790,7 +792,7 @@ TEST(Config, GenerateNeedsHeatbathAndMakesSolvesOptional) {
   EXPECT_TRUE(c.generate.enabled);
   EXPECT_EQ(c.generate.count, 3);
   EXPECT_EQ(c.generate.every, 5);
-  EXPECT_EQ(c.generate.format, GaugeFileFormat::Nersc);
+  EXPECT_EQ(c.generate.format, GaugeFormat::Nersc);
   EXPECT_TRUE(c.solves.empty());
   in.extra = "[generate]\ncount = 3\n";
   EXPECT_TRUE(starts_with(error_of(in.text()), "generate: needs gauge.source = \"heatbath\""));
@@ -804,7 +806,7 @@ TEST(Config, PropagatorDefaultsToAllChannelsZeroMomentumAndNoSmearing) {
   const Config c = parse(with_solves("[[solve]]\ntype = \"propagator\"\nsite = [1, 2, 3, 4]\n").text());
   ASSERT_EQ(c.solves.size(), 1u);
   const SolveConfig& s = c.solves[0];
-  EXPECT_EQ(s.kind, SourceKind::Propagator);
+  EXPECT_EQ(s.kind, SolveKind::Propagator);
   EXPECT_EQ(s.site, (std::array<int, 4>{1, 2, 3, 4}));
   EXPECT_EQ(s.channels, (std::vector<std::string>{"pion", "axial", "axial_axial", "rho", "rho_t", "a0", "a1"}));
   EXPECT_EQ(s.momenta, (std::vector<std::array<int, 3>>{{0, 0, 0}}));
@@ -932,5 +934,86 @@ TEST(Config, TextHashIsFnv1a64) {
   EXPECT_EQ(text_hash("foobar"), "85944171f73967e8");
 }
 
+// ---- the declaration and jobs/examples/full_reference.toml ----
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = text.find('\n', pos);
+    out.push_back(text.substr(pos, end == std::string::npos ? std::string::npos : end - pos));
+    if (end == std::string::npos) break;
+    pos = end + 1;
+  }
+  return out;
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream file(path);
+  return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+// The reference documents every key the parser knows, each in its table: a line "key = ..." or "# key = ..." after
+// the table's header ("[table]", "# [table]", or the first "[[solve]]") and before the next table's.
+TEST(Config, FullReferenceHasEveryKeyTheParserKnows) {
+  const std::vector<std::string> lines = lines_of(file_text(kExamples + "full_reference.toml"));
+  ASSERT_FALSE(lines.empty());
+  for (const Param& p : parameters()) {
+    const std::string header = p.table == "solve" ? "[[solve]]" : "[" + p.table + "]";
+    bool inside = false, found = false;
+    for (const std::string& line : lines) {
+      const std::string bare = line.rfind("# ", 0) == 0 ? line.substr(2) : line;
+      if (!bare.empty() && bare[0] == '[') inside = bare == header || (inside && bare == "[[solve]]");
+      if (inside && bare.rfind(p.key + " = ", 0) == 0) found = true;
+    }
+    EXPECT_TRUE(found) << p.table << "." << p.key << " is not documented in jobs/examples/full_reference.toml";
+  }
+}
+
+// The reference is what the declaration renders (its documentation derives from the declaration, nowhere else). On a
+// difference the rendered text is left in full_reference.toml.rendered in the test's working directory.
+TEST(Config, FullReferenceIsRenderedFromTheDeclaration) {
+  const std::string rendered = reference_toml();
+  const std::string text = file_text(kExamples + "full_reference.toml");
+  if (text == rendered) return;
+  std::ofstream("full_reference.toml.rendered") << rendered;
+  const std::vector<std::string> a = lines_of(text), b = lines_of(rendered);
+  std::size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  ADD_FAILURE()
+      << "jobs/examples/full_reference.toml differs from the declaration's rendering at line " << i + 1
+      << ":\n  file:     " << (i < a.size() ? a[i] : "<end>") << "\n  rendered: " << (i < b.size() ? b[i] : "<end>")
+      << "\nThe rendering is in full_reference.toml.rendered (the test's working directory); copy it over the "
+         "file after editing src/run/parameters*.cpp.";
+}
+
+// The input's words come from the declaration: every choice of a choice key reads back to its own name.
+TEST(Config, ChoiceNamesAreTheInputWords) {
+  EXPECT_EQ(choice_name(Precision::Mixed), "mixed");
+  EXPECT_EQ(choice_name(SolveKind::PlaneWave), "plane_wave");
+  EXPECT_EQ(choice_name(GaugeFormat::OpenQcd), "openqcd");
+  EXPECT_EQ(choice_name(LinkSmearingKind::Stout), "stout");
+  EXPECT_EQ(
+      parse(with_extra("[solver]\nprecision = \"" + choice_name(Precision::Double) + "\"\n").text()).solver.precision,
+      Precision::Double);
+}
+
+// The /solves attributes of the input come from the declaration: kappa, csw and the effective tol for every solve, the
+// source and smearing for a propagator.
+TEST(Config, SolveAttributesFollowTheDeclaration) {
+  const Config c = parse(with_solves("[[solve]]\ntype = \"point\"\ntol = 1e-9\n[[solve]]\ntype = \"propagator\"\n"
+                                     "site = [1, 2, 3, 4]\n")
+                             .text());
+  std::vector<std::string> point, prop;
+  for (const InputAttribute& a : solve_attributes(c, c.solves[0])) point.push_back(a.name);
+  for (const InputAttribute& a : solve_attributes(c, c.solves[1])) prop.push_back(a.name);
+  EXPECT_EQ(point, (std::vector<std::string>{"kappa", "csw", "tol"}));
+  EXPECT_EQ(prop, (std::vector<std::string>{"kappa", "csw", "tol", "source_site", "smearing", "smearing_steps",
+                                            "smearing_weight", "link_smearing", "link_smearing_steps",
+                                            "link_smearing_weight"}));
+  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[0])[2].value), 1e-9);
+  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[1])[2].value), 1e-6);  // solver.tol
+}
+
 }  // namespace
-}  // namespace emprism::io
+}  // namespace emprism::run

@@ -149,7 +149,7 @@ Propagator solved_propagator(OperatorSetup<double>& op, const std::array<double,
   Propagator p;
   for (int spin = 0; spin < 4; ++spin)
     for (int colour = 0; colour < 3; ++colour) {
-      SolveConfig sc;
+      SourceParams sc;
       sc.kind = SourceKind::Point;
       sc.site = x0;
       sc.spin = spin;

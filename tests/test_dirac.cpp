@@ -42,7 +42,7 @@ template <typename R>
 void check_plane_wave(const std::array<int, 4>& n, const std::array<double, 4>& theta) {
   const Extents lat{4, 6, 8, 10};
   OperatorSetup<R> s(lat, ref::unit_links(lat), 0.12, 1.0, theta);
-  SolveConfig sc;
+  SourceParams sc;
   sc.kind = SourceKind::PlaneWave;
   sc.momentum = n;
   for (int k = 0; k < 12; ++k) sc.spinor[k] = Cd(0.1 * k - 0.3, 0.05 * k * k - 0.2);

@@ -2,8 +2,8 @@
 // evaluations, the APE projection (SU(3), stationary, maximal, covariant), the smeared links (SU(3), covariant,
 // trivial limits, smoothing), and the quark smearing (free-field momentum-space results computed here by a direct
 // discrete Fourier sum, gauge covariance for every link/quark combination, hermiticity, norm, locality in time).
-// Conventions: src/run/config.hpp above SmearingConfig; fields in local natural order (lex * 12 + spin * 3 + colour),
-// which on one rank is the layout of tests/reference. Tolerances: a few hundred ulps of double precision.
+// Conventions: src/physics/smearing.hpp above SmearingParams; fields in local natural order (lex * 12 + spin * 3 +
+// colour), which on one rank is the layout of tests/reference. Tolerances: a few hundred ulps of double precision.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -26,9 +26,9 @@ constexpr int kT0 = 2;
 constexpr double kTol = 1e-12;
 constexpr double kPi = 3.14159265358979323846;
 
-SmearingConfig make_cfg(QuarkSmearingKind kind, int steps, double weight, LinkSmearingKind link_kind = {},
+SmearingParams make_cfg(QuarkSmearingKind kind, int steps, double weight, LinkSmearingKind link_kind = {},
                         int link_steps = 0, double link_weight = 0) {
-  SmearingConfig c;
+  SmearingParams c;
   c.kind = kind;
   c.steps = steps;
   c.weight = weight;
@@ -46,8 +46,8 @@ const char* quark_name(QuarkSmearingKind k) {
 }
 
 // The six quark x link combinations used by the covariance and MPI tests (2 APE steps, 3 stout steps).
-std::vector<SmearingConfig> all_combinations() {
-  std::vector<SmearingConfig> out;
+std::vector<SmearingParams> all_combinations() {
+  std::vector<SmearingParams> out;
   for (QuarkSmearingKind q : {QuarkSmearingKind::Wuppertal, QuarkSmearingKind::Jacobi})
     for (LinkSmearingKind l : {LinkSmearingKind::None, LinkSmearingKind::Ape, LinkSmearingKind::Stout}) {
       const double w = q == QuarkSmearingKind::Wuppertal ? 0.4 : 0.13;
@@ -58,7 +58,7 @@ std::vector<SmearingConfig> all_combinations() {
   return out;
 }
 
-std::string describe(const SmearingConfig& c) {
+std::string describe(const SmearingParams& c) {
   return std::string(quark_name(c.kind)) + " x " + std::to_string(c.steps) + " with " + link_name(c.link_kind) + " x " +
          std::to_string(c.link_steps);
 }
@@ -158,7 +158,7 @@ std::vector<Cd> slice_noise(const Extents& l, int t0, unsigned seed) {
       for (int k = 0; k < 12; ++k) psi[static_cast<std::size_t>(s) * 12 + static_cast<std::size_t>(k)] = 0.0;
   return psi;
 }
-std::vector<Cd> smear(const HostGauge& u, const SmearingConfig& cfg, std::vector<Cd> psi) {
+std::vector<Cd> smear(const HostGauge& u, const SmearingParams& cfg, std::vector<Cd> psi) {
   SourceSmearer s(u, kT0, cfg, nullptr, nullptr);
   s.apply(psi);
   return psi;
@@ -303,7 +303,7 @@ TEST(Smearing, ProjectionIsCovariant) {
 TEST(Smearing, SmearedLinksAreSU3) {
   const Geometry g = Geometry::single_rank(kLat);
   const HostGauge u = make_random_gauge(g, 21, 1.0);
-  for (const SmearingConfig& cfg : {make_cfg(QuarkSmearingKind::None, 0, 0, LinkSmearingKind::Ape, 4, 0.5),
+  for (const SmearingParams& cfg : {make_cfg(QuarkSmearingKind::None, 0, 0, LinkSmearingKind::Ape, 4, 0.5),
                                     make_cfg(QuarkSmearingKind::None, 0, 0, LinkSmearingKind::Ape, 2, 1.0),
                                     make_cfg(QuarkSmearingKind::None, 0, 0, LinkSmearingKind::Stout, 4, 0.1),
                                     make_cfg(QuarkSmearingKind::None, 0, 0, LinkSmearingKind::Stout, 2, 0.25)}) {
@@ -388,7 +388,7 @@ TEST(Smearing, SmearedLinksTransformCovariantly) {
   const HostGauge u = make_random_gauge(g, 22, 0.8);
   const std::vector<Cd> w = ref::random_gauge_transform(kLat, 23);
   const HostGauge uw = transformed(g, u, w);
-  for (const SmearingConfig& cfg : {make_cfg(QuarkSmearingKind::None, 0, 0, LinkSmearingKind::Ape, 3, 0.6),
+  for (const SmearingParams& cfg : {make_cfg(QuarkSmearingKind::None, 0, 0, LinkSmearingKind::Ape, 3, 0.6),
                                     make_cfg(QuarkSmearingKind::None, 0, 0, LinkSmearingKind::Stout, 3, 0.12)}) {
     const SourceSmearer s(u, kT0, cfg, nullptr, nullptr), sw(uw, kT0, cfg, nullptr, nullptr);
     double diff = 0;
@@ -429,7 +429,7 @@ TEST(Smearing, ApeWithVanishingAlphaKeepsTheLinks) {
 TEST(Smearing, StoutWithZeroRhoOrNoStepsKeepsTheLinks) {
   const Geometry g = Geometry::single_rank(kLat);
   const HostGauge u = make_random_gauge(g, 25, 0.9);
-  for (const SmearingConfig& cfg : {make_cfg(QuarkSmearingKind::None, 0, 0, LinkSmearingKind::Stout, 3, 0.0),
+  for (const SmearingParams& cfg : {make_cfg(QuarkSmearingKind::None, 0, 0, LinkSmearingKind::Stout, 3, 0.0),
                                     make_cfg(QuarkSmearingKind::None, 0, 0, LinkSmearingKind::Stout, 0, 0.2),
                                     make_cfg(QuarkSmearingKind::None, 0, 0, LinkSmearingKind::Ape, 0, 0.5)}) {
     const SourceSmearer s(u, kT0, cfg, nullptr, nullptr);
@@ -467,7 +467,7 @@ TEST(Smearing, SpatialPlaquetteOfUnsmearedLinks) {
           }
   const double expected = sum / (3.0 * kLat[0] * kLat[1] * kLat[2]);
   Communicator comm;
-  const SmearingConfig none = make_cfg(QuarkSmearingKind::Wuppertal, 1, 0.3);
+  const SmearingParams none = make_cfg(QuarkSmearingKind::Wuppertal, 1, 0.3);
   EXPECT_NEAR(SourceSmearer(u, kT0, none, nullptr, &comm).spatial_plaquette(), expected, kTol);
   EXPECT_NEAR(SourceSmearer(make_unit_gauge(g), kT0, none, nullptr, &comm).spatial_plaquette(), 1.0, 1e-15);
 }
@@ -503,7 +503,7 @@ TEST(Smearing, WuppertalOnUnitFieldMatchesMomentumSpace) {
   const std::vector<Cd> expected = free_smeared_point(
       kLat, x0, 2, 1, [&](double c) { return std::pow((1 + 2 * alpha * c) / (1 + 6 * alpha), steps); });
   for (LinkSmearingKind lk : {LinkSmearingKind::None, LinkSmearingKind::Ape, LinkSmearingKind::Stout}) {
-    const SmearingConfig cfg = make_cfg(QuarkSmearingKind::Wuppertal, steps, alpha, lk, 2, 0.5);
+    const SmearingParams cfg = make_cfg(QuarkSmearingKind::Wuppertal, steps, alpha, lk, 2, 0.5);
     EXPECT_LT(rel_diff(smear(u, cfg, point_source(kLat, x0, 2, 1)), expected), kTol) << link_name(lk);
   }
 }
@@ -521,7 +521,7 @@ TEST(Smearing, JacobiOnUnitFieldMatchesMomentumSpace) {
     return sum;
   });
   for (LinkSmearingKind lk : {LinkSmearingKind::None, LinkSmearingKind::Ape, LinkSmearingKind::Stout}) {
-    const SmearingConfig cfg = make_cfg(QuarkSmearingKind::Jacobi, steps, kappa, lk, 2, 0.1);
+    const SmearingParams cfg = make_cfg(QuarkSmearingKind::Jacobi, steps, kappa, lk, 2, 0.1);
     EXPECT_LT(rel_diff(smear(u, cfg, point_source(kLat, x0, 0, 2)), expected), kTol) << link_name(lk);
   }
 }
@@ -533,7 +533,7 @@ TEST(Smearing, QuarkSmearingIsGaugeCovariant) {
   const std::vector<Cd> w = ref::random_gauge_transform(kLat, 29);
   const HostGauge uw = transformed(g, u, w);
   const std::vector<Cd> psi = slice_noise(kLat, kT0, 30);
-  for (const SmearingConfig& cfg : all_combinations()) {
+  for (const SmearingParams& cfg : all_combinations()) {
     const std::vector<Cd> s = smear(u, cfg, psi);
     EXPECT_GT(rel_diff(s, psi), 0.1) << describe(cfg);  // it did smear
     EXPECT_LT(
@@ -548,7 +548,7 @@ TEST(Smearing, SmearingOperatorIsHermitian) {
   const Geometry g = Geometry::single_rank(kLat);
   const HostGauge u = make_random_gauge(g, 31, 0.7);
   const std::vector<Cd> psi = slice_noise(kLat, kT0, 32), chi = slice_noise(kLat, kT0, 33);
-  for (const SmearingConfig& cfg : all_combinations()) {
+  for (const SmearingParams& cfg : all_combinations()) {
     const Cd a = ref::inner_product(chi, smear(u, cfg, psi)), b = ref::inner_product(smear(u, cfg, chi), psi);
     EXPECT_LT(std::abs(a - b), kTol * std::abs(a)) << describe(cfg);
   }
@@ -559,7 +559,7 @@ TEST(Smearing, SmearingOperatorIsHermitian) {
 TEST(Smearing, WuppertalDoesNotIncreaseTheNormAndKeepsTheZeroMode) {
   const Geometry g = Geometry::single_rank(kLat);
   const std::vector<Cd> psi = slice_noise(kLat, kT0, 34);
-  const SmearingConfig cfg = make_cfg(QuarkSmearingKind::Wuppertal, 10, 0.5, LinkSmearingKind::Stout, 2, 0.1);
+  const SmearingParams cfg = make_cfg(QuarkSmearingKind::Wuppertal, 10, 0.5, LinkSmearingKind::Stout, 2, 0.1);
   const std::vector<Cd> s = smear(make_random_gauge(g, 35, 0.8), cfg, psi);
   EXPECT_LT(ref::norm2(s), ref::norm2(psi));
   const std::vector<Cd> f = smear(make_unit_gauge(g), cfg, psi);
@@ -577,7 +577,7 @@ TEST(Smearing, WuppertalDoesNotIncreaseTheNormAndKeepsTheZeroMode) {
 TEST(Smearing, PointSourceStaysOnItsTimeslice) {
   const Geometry g = Geometry::single_rank(kLat);
   const HostGauge u = make_random_gauge(g, 36, 0.6);
-  for (const SmearingConfig& cfg : all_combinations()) {
+  for (const SmearingParams& cfg : all_combinations()) {
     const std::vector<Cd> s = smear(u, cfg, point_source(kLat, {0, 0, 0, kT0}, 1, 1));
     int on = 0, off = 0;
     for (int site = 0; site < ref::volume(kLat); ++site)
@@ -599,7 +599,7 @@ TEST(Smearing, OtherTimeslicesAreNeitherReadNorWritten) {
   const HostGauge u = make_random_gauge(g, 37, 0.6);
   const std::vector<Cd> everywhere = ref::random_spinor(kLat, 38);
   const std::vector<Cd> on_t0 = slice_noise(kLat, kT0, 38);
-  for (const SmearingConfig& cfg : all_combinations()) {
+  for (const SmearingParams& cfg : all_combinations()) {
     const std::vector<Cd> a = smear(u, cfg, everywhere), b = smear(u, cfg, on_t0);
     std::size_t bad = 0;
     for (int site = 0; site < ref::volume(kLat); ++site) {
@@ -622,7 +622,7 @@ TEST(Smearing, ActsOnEachSpinAlike) {
     for (int k = 3; k < 12; ++k) spin0[site * 12 + static_cast<std::size_t>(k)] = 0.0;
   for (std::size_t site = 0; site < spin0.size() / 12; ++site)
     for (int c = 0; c < 3; ++c) spin3[site * 12 + 9 + static_cast<std::size_t>(c)] = spin0[site * 12 + c];
-  for (const SmearingConfig& cfg : all_combinations()) {
+  for (const SmearingParams& cfg : all_combinations()) {
     const std::vector<Cd> a = smear(u, cfg, spin0), b = smear(u, cfg, spin3);
     std::vector<Cd> moved(a.size());
     for (std::size_t site = 0; site < a.size() / 12; ++site)
@@ -644,7 +644,7 @@ TEST(Smearing, NoneAndZeroStepsAreTheIdentity) {
 TEST(Smearing, RejectsATimesliceOutsideTheLatticeAndAFieldOfTheWrongSize) {
   const Geometry g = Geometry::single_rank(kLat);
   const HostGauge u = make_unit_gauge(g);
-  const SmearingConfig cfg = make_cfg(QuarkSmearingKind::Wuppertal, 2, 0.3);
+  const SmearingParams cfg = make_cfg(QuarkSmearingKind::Wuppertal, 2, 0.3);
   EXPECT_THROW(SourceSmearer(u, kLat[3], cfg, nullptr, nullptr), std::invalid_argument);
   EXPECT_THROW(SourceSmearer(u, -1, cfg, nullptr, nullptr), std::invalid_argument);
   std::vector<Cd> small(12);

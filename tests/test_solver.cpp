@@ -98,7 +98,7 @@ TEST(Solver, FreePointSourceMatchesMomentumSpacePropagator) {
   const Extents lat{4, 6, 4, 8};
   const std::array<double, 4> theta{0.2, 0, 0, kPi};
   OperatorSetup<double> s(lat, ref::unit_links(lat), 0.12, 1.0, theta);
-  SolveConfig sc;
+  SourceParams sc;
   sc.kind = SourceKind::Point;
   sc.site = {1, 2, 3, 5};
   sc.spin = 2;
@@ -118,7 +118,7 @@ TEST(Solver, FreePionCorrelatorMatchesAnalytic) {
   std::vector<double> corr(8, 0.0);
   for (int spin = 0; spin < 4; ++spin)
     for (int colour = 0; colour < 3; ++colour) {
-      SolveConfig sc;
+      SourceParams sc;
       sc.kind = SourceKind::Point;
       sc.spin = spin;
       sc.colour = colour;

@@ -12,7 +12,7 @@ const double kPi = 3.14159265358979323846;
 
 TEST(Sources, PointSourceIsOneNonZeroAtTheSite) {
   const Geometry g = Geometry::single_rank(kLat);
-  SolveConfig sc;
+  SourceParams sc;
   sc.kind = SourceKind::Point;
   sc.site = {3, 5, 1, 7};
   sc.spin = 3;
@@ -25,7 +25,7 @@ TEST(Sources, PointSourceIsOneNonZeroAtTheSite) {
 
 TEST(Sources, GaussianNoiseHasUnitVarianceAndZeroMean) {
   const Geometry g = Geometry::single_rank({8, 8, 8, 8});
-  SolveConfig sc;
+  SourceParams sc;
   sc.kind = SourceKind::Random;
   sc.noise = NoiseKind::Gaussian;
   sc.seed = 5;
@@ -43,7 +43,7 @@ TEST(Sources, GaussianNoiseHasUnitVarianceAndZeroMean) {
 
 TEST(Sources, Z2NoiseIsPlusOrMinusOne) {
   const Geometry g = Geometry::single_rank(kLat);
-  SolveConfig sc;
+  SourceParams sc;
   sc.kind = SourceKind::Random;
   sc.noise = NoiseKind::Z2;
   const auto src = make_source(g, sc, {0, 0, 0, kPi});
@@ -58,7 +58,7 @@ TEST(Sources, Z2NoiseIsPlusOrMinusOne) {
 
 TEST(Sources, RandomSourceIsReproducibleAndSeeded) {
   const Geometry g = Geometry::single_rank(kLat);
-  SolveConfig sc;
+  SourceParams sc;
   sc.kind = SourceKind::Random;
   sc.seed = 9;
   const auto a = make_source(g, sc, {0, 0, 0, kPi}), b = make_source(g, sc, {0, 0, 0, kPi});
@@ -71,7 +71,7 @@ TEST(Sources, RandomSourceIsReproducibleAndSeeded) {
 TEST(Sources, RandomSourceDoesNotDependOnDecomposition) {
   const Extents local{2, 6, 4, 4}, origin{2, 0, 0, 4};
   const Geometry whole = Geometry::single_rank(kLat), part(kLat, local, origin);
-  SolveConfig sc;
+  SourceParams sc;
   sc.kind = SourceKind::Random;
   sc.seed = 21;
   const auto w = make_source(whole, sc, {0, 0, 0, kPi}), p = make_source(part, sc, {0, 0, 0, kPi});
@@ -86,7 +86,7 @@ TEST(Sources, RandomSourceDoesNotDependOnDecomposition) {
 TEST(Sources, PlaneWaveHasTheDocumentedMomentum) {
   const Geometry g = Geometry::single_rank(kLat);
   const std::array<double, 4> theta{0.5, 0, 0, kPi};
-  SolveConfig sc;
+  SourceParams sc;
   sc.kind = SourceKind::PlaneWave;
   sc.momentum = {1, 0, -1, 2};
   sc.spinor[4] = Cd(0.5, -2.0);

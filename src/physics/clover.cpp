@@ -148,6 +148,8 @@ bool invert_block(const CloverBlock<double>& blk, CloverBlock<double>& inv) {
 HostClover make_clover(const HostGauge& u, double kappa, double csw) {
   const Geometry& g = u.geometry();
   HostClover out;
+  out.kappa = kappa;
+  out.csw = csw;
   for (int p = 0; p < 2; ++p) {
     out.a[p].resize(static_cast<std::size_t>(g.half_volume()));
     out.a_inv[p].resize(static_cast<std::size_t>(g.half_volume()));

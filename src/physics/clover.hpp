@@ -16,6 +16,7 @@
 namespace emprism {
 
 struct HostClover {
+  double kappa = 0, csw = 0;  // what it was built with (the operator checks them against its own)
   // [parity][cb]
   std::vector<CloverSite<double>> a[2];
   std::vector<CloverSite<double>> a_inv[2];

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 
 #include "kernels/halo_pack.hpp"
 #include "kernels/launch.hpp"
@@ -29,6 +30,8 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const HostGaug
       tmp_e2_(geom),
       tmp_o_(geom),
       halo_(ctx.grid) {
+  if (clover.kappa != params.kappa || clover.csw != params.csw)  // kappa and csw reach the operator once
+    throw std::invalid_argument("WilsonClover: the clover term was built with other kappa, csw than the operator's");
   upload_gauge(gauge, gauge_);
   for (int p = 0; p < 2; ++p) {
     upload_clover(clover.a[p], a_[p]);

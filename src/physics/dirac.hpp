@@ -24,10 +24,13 @@
 
 namespace emprism {
 
+// The operator's parameters. The input's defaults are not repeated here: the run fills every field from its
+// configuration (src/run/parameters.cpp declares the input keys), and builds the clover term with the same kappa
+// and csw (the constructor checks them).
 struct DiracParams {
-  double kappa = 0.1;
-  double csw = 0.0;
-  std::array<double, 4> theta{0, 0, 0, 3.14159265358979323846};  // radians
+  double kappa = 0;
+  double csw = 0;
+  std::array<double, 4> theta{0, 0, 0, 0};  // boundary phases, radians
   // GPU backends: hand device buffers to MPI directly (GPU-aware MPI) instead of staging them through pinned
   // host memory.
   bool gpu_aware_mpi = false;

@@ -207,7 +207,7 @@ SU3<double> stout_link(const SU3<double>& v, const SU3<double>& staples, double 
   return exp_i_su3(q) * v;
 }
 
-SourceSmearer::SourceSmearer(const HostGauge& u, int t0, const SmearingConfig& cfg, const ProcessGrid* grid,
+SourceSmearer::SourceSmearer(const HostGauge& u, int t0, const SmearingParams& cfg, const ProcessGrid* grid,
                              Communicator* comm)
     : cfg_(cfg), t0_(t0), has_grid_(grid != nullptr), geom_(u.geometry()) {
   const Geometry& g = u.geometry();

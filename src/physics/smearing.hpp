@@ -5,7 +5,7 @@
 //   exp_i_su3            exp(i Q) for a traceless hermitian 3x3 Q (stout)
 //   project_su3_maxtrace the SU(3) matrix X maximising Re tr(W^dag X) (APE)
 //   ape_link, stout_link one smearing step of one link from its staple sum
-// Conventions: src/run/config.hpp (the comment above SmearingConfig) and DESIGN.md section 2:
+// Conventions: SmearingParams below and DESIGN.md section 2:
 //   staple_ij(x) = V_j(x) V_i(x+j) V_j(x+i)^dag + V_j(x-j)^dag V_i(x-j) V_j(x-j+i),  j != i spatial;
 //   a link step updates every link from the previous step's links (never in place);
 //   H psi(x) = sum_i [ V_i(x) psi(x+i) + V_i(x-i)^dag psi(x-i) ] on each spin, no fermion boundary phases;
@@ -28,9 +28,28 @@
 #include "kernels/spinor.hpp"
 #include "kernels/su3.hpp"
 #include "src/lattice/gauge.hpp"
-#include "src/run/config.hpp"
 
 namespace emprism {
+
+enum class QuarkSmearingKind { None, Wuppertal, Jacobi };
+enum class LinkSmearingKind { None, Ape, Stout };
+
+// Source smearing of a propagator: gauge-covariant smearing of the point source on its timeslice, in the three
+// spatial directions, with spatially APE- or stout-smeared links used for the smearing only (the Dirac operator
+// always sees the unsmeared links).
+//   wuppertal: psi <- (psi + alpha H psi) / (1 + 6 alpha), `steps` times              (weight = alpha > 0)
+//   jacobi:    psi <- psi_0 + kappa_s H psi, `steps` times (sum_n (kappa_s H)^n psi_0) (weight = kappa_s > 0)
+//   H psi(x) = sum_{i=x,y,z} [ V_i(x) psi(x+i) + V_i(x-i)^dag psi(x-i) ]  (V: smeared links, no boundary phases)
+//   ape:   V <- Proj_SU3[ (1 - alpha) V_i + (alpha / 4) sum_{j != i spatial} staples_ij ] (link_weight = alpha)
+//   stout: V <- exp(i Q) V_i, Q from rho * sum_{j != i spatial} staples_ij (Morningstar-Peardon; link_weight = rho)
+struct SmearingParams {
+  QuarkSmearingKind kind = QuarkSmearingKind::None;
+  int steps = 0;      // > 0 when kind != None
+  double weight = 0;  // wuppertal alpha or jacobi kappa_s, > 0
+  LinkSmearingKind link_kind = LinkSmearingKind::None;
+  int link_steps = 0;      // >= 0
+  double link_weight = 0;  // ape alpha in (0, 1], stout rho > 0
+};
 
 // Spatial links of global timeslice t0, smeared, and the quark smearing that uses them.
 // Counted work of one smearing step per slice site, for the metrics registry (double precision):
@@ -50,7 +69,7 @@ class SourceSmearer {
   // wrap) is copied; its cart communicator must stay valid while apply is called. comm == nullptr: the plaquette
   // is the average over this rank's block only (NaN where the block does not hold t0). Collective over all ranks of
   // comm. Throws std::invalid_argument for t0 outside the lattice or negative step counts.
-  SourceSmearer(const HostGauge& u, int t0, const SmearingConfig& cfg, const ProcessGrid* grid, Communicator* comm);
+  SourceSmearer(const HostGauge& u, int t0, const SmearingParams& cfg, const ProcessGrid* grid, Communicator* comm);
 
   // Smears timeslice t0 of `field` (this rank's block, local natural order, 12 complex<double> per site) in place
   // with cfg.kind; the sites of other timeslices are neither read nor written (a source living on t0 stays on
@@ -79,7 +98,7 @@ class SourceSmearer {
   void quark_step(const std::vector<Spinor<double>>& psi, const std::vector<Spinor<double>>& psi0,
                   std::vector<Spinor<double>>& out) const;
 
-  SmearingConfig cfg_;
+  SmearingParams cfg_;
   int t0_;
   bool holds_t0_;
   int t_local_;               // t0 - origin[3] on a rank holding t0

@@ -7,21 +7,7 @@
 
 namespace emprism {
 
-const char* source_kind_name(SourceKind k) {
-  switch (k) {
-    case SourceKind::Point:
-      return "point";
-    case SourceKind::Random:
-      return "random";
-    case SourceKind::PlaneWave:
-      return "plane_wave";
-    case SourceKind::Propagator:
-      return "propagator";
-  }
-  return "unknown";
-}
-
-std::vector<std::complex<double>> make_source(const Geometry& g, const SolveConfig& solve,
+std::vector<std::complex<double>> make_source(const Geometry& g, const SourceParams& solve,
                                               const std::array<double, 4>& theta) {
   std::vector<std::complex<double>> src(static_cast<std::size_t>(g.local_volume()) * 12);
   const double pi = 3.14159265358979323846;
@@ -31,8 +17,7 @@ std::vector<std::complex<double>> make_source(const Geometry& g, const SolveConf
     g.local_coords(lex, x);
     std::complex<double>* s = &src[static_cast<std::size_t>(lex * 12)];
     switch (solve.kind) {
-      case SourceKind::Point:
-      case SourceKind::Propagator: {  // one column of the propagator: its spin and colour are set by the caller
+      case SourceKind::Point: {
         bool here = true;
         for (int mu = 0; mu < 4; ++mu) here = here && (g.origin()[mu] + x[mu] == solve.site[mu]);
         if (here) s[solve.spin * 3 + solve.colour] = 1.0;

@@ -1,7 +1,9 @@
-// config.hpp: the checked run configuration, filled from the TOML input by io/toml_config.cpp.
-// Plain structs with defaults; every field here has been validated before any work starts.
-// Convention: extents and coordinates are (x, y, z, t) = mu 0..3 (DESIGN.md section 2).
-// Who may call: anyone; no MPI, no I/O.
+// config.hpp: the checked run configuration: plain storage for the values of the input, one struct per TOML table.
+// What each key means, its type, default, rule and documentation are declared once, in src/run/parameters.cpp; the
+// reader (src/run/input.hpp) fills these structs from that declaration only, so they carry no defaults of their own
+// (value-initialised). Every field here has been validated before any work starts.
+// Convention: extents, coordinates and momenta are (x, y, z, t) = mu 0..3 (DESIGN.md section 2).
+// Who may call: anyone in the run layer; no MPI, no I/O.
 #pragma once
 
 #include <array>
@@ -11,201 +13,95 @@
 #include <string>
 #include <vector>
 
+#include "io/gauge/gauge_file.hpp"
 #include "io/h5/file.hpp"
+#include "src/physics/smearing.hpp"
+#include "src/physics/sources.hpp"
 
 namespace emprism {
 
 enum class Precision { Single, Double, Mixed };  // mixed: double outer residual, single CG
 enum class GaugeSource { Unit, Random, File, Heatbath };
-enum class GaugeFileFormat { Auto, Ildg, Nersc, OpenQcd, Milc };
-enum class SourceKind { Point, Random, PlaneWave, Propagator };
-enum class NoiseKind { Gaussian, Z2 };
-enum class QuarkSmearingKind { None, Wuppertal, Jacobi };
-enum class LinkSmearingKind { None, Ape, Stout };
-
-// The input's words for the choices above (as written in the TOML file and the output's attributes).
-inline const char* precision_name(Precision p) {
-  switch (p) {
-    case Precision::Single:
-      return "single";
-    case Precision::Double:
-      return "double";
-    case Precision::Mixed:
-      break;
-  }
-  return "mixed";
-}
-
-inline const char* gauge_source_name(GaugeSource s) {
-  switch (s) {
-    case GaugeSource::Unit:
-      return "unit";
-    case GaugeSource::Random:
-      return "random";
-    case GaugeSource::File:
-      return "file";
-    case GaugeSource::Heatbath:
-      break;
-  }
-  return "heatbath";
-}
-
-inline const char* gauge_file_format_name(GaugeFileFormat f) {
-  switch (f) {
-    case GaugeFileFormat::Auto:
-      return "auto";
-    case GaugeFileFormat::Ildg:
-      return "ildg";
-    case GaugeFileFormat::Nersc:
-      return "nersc";
-    case GaugeFileFormat::OpenQcd:
-      return "openqcd";
-    case GaugeFileFormat::Milc:
-      break;
-  }
-  return "milc";
-}
-
-inline const char* quark_smearing_name(QuarkSmearingKind k) {
-  switch (k) {
-    case QuarkSmearingKind::None:
-      return "none";
-    case QuarkSmearingKind::Wuppertal:
-      return "wuppertal";
-    case QuarkSmearingKind::Jacobi:
-      break;
-  }
-  return "jacobi";
-}
-
-inline const char* link_smearing_name(LinkSmearingKind k) {
-  switch (k) {
-    case LinkSmearingKind::None:
-      return "none";
-    case LinkSmearingKind::Ape:
-      return "ape";
-    case LinkSmearingKind::Stout:
-      break;
-  }
-  return "stout";
-}
+enum class SolveKind { Point, Random, PlaneWave, Propagator };
+using io::GaugeFormat;             // gauge.format, generate.format
+using OutputIo = io::h5::FieldIo;  // output.io
 
 struct LatticeConfig {
-  std::array<int, 4> extents{};  // global (Lx, Ly, Lz, Lt), each even and >= 2
-  // Process grid (px, py, pz, pt); absent = chosen to minimise the halo surface. Checked against the rank
-  // count and the extents in comm/process_grid.cpp (local extents must be even).
-  std::optional<std::array<int, 4>> procs;
+  std::array<int, 4> extents{};             // global (Lx, Ly, Lz, Lt)
+  std::optional<std::array<int, 4>> procs;  // absent: chosen by comm/process_grid.cpp
 };
 
-// [comm]
 struct CommConfig {
-  // Exchange halos through MPI in these directions even where one rank spans them (the halo code then runs,
-  // and is tested, on a single rank; like QUDA's partition mask). Directions split over ranks always do.
-  std::array<bool, 4> force_halo{false, false, false, false};
-  // GPU backends: pass device buffers to MPI (GPU-aware MPI, e.g. Cray MPICH with MPICH_GPU_SUPPORT_ENABLED=1)
-  // or stage them through pinned host memory (the default). Auto asks the MPI library (comm/gpu_aware.cpp).
+  std::array<bool, 4> force_halo{};
   enum class GpuAware { Off, On, Auto };
-  GpuAware gpu_aware = GpuAware::Off;
+  GpuAware gpu_aware{};
 };
 
 struct GaugeConfig {
-  GaugeSource source = GaugeSource::Unit;
-  double width = 1.0;      // random only: 0 = unit, 1 = Haar random
-  std::uint64_t seed = 1;  // random and heatbath
-  // file: a configuration written by another code (or by us), checked on reading (io/gauge/gauge_file.hpp)
+  GaugeSource source{};
+  double width{};
+  std::uint64_t seed{};
   std::string file;
-  GaugeFileFormat format = GaugeFileFormat::Auto;
-  // heatbath: quenched Wilson gauge action, thermalised from a cold start (src/physics/heatbath.hpp)
-  double beta = 6.0;     // > 0
-  int sweeps = 200;      // thermalisation sweeps, >= 0
-  int or_per_sweep = 4;  // overrelaxation steps per heatbath sweep, >= 0
+  GaugeFormat format{};
+  double beta{};
+  int sweeps{};
+  int or_per_sweep{};
 };
 
-// [generate]: write an ensemble of heatbath configurations (gauge.source must be "heatbath"): after the
-// thermalisation, `count` configurations, one every `every` sweeps, as <prefix>_<sweep>.<ildg|nersc>.
+// [generate]: an ensemble of heatbath configurations written as <prefix>_<sweep>.<ildg|nersc>.
 struct GenerateConfig {
-  bool enabled = false;
-  int count = 1;                                   // > 0
-  int every = 10;                                  // > 0
-  GaugeFileFormat format = GaugeFileFormat::Ildg;  // ildg | nersc
-  std::string prefix = "cfg";
+  bool enabled{};  // the table is present
+  int count{};
+  int every{};
+  GaugeFormat format{};
+  std::string prefix;
 };
 
 struct DiracConfig {
-  double kappa = 0.0;                               // > 0 (required)
-  double csw = 0.0;                                 // >= 0; 0 skips the clover term
-  std::array<double, 4> theta_over_pi{0, 0, 0, 1};  // boundary phases theta_mu / pi
+  double kappa{};
+  double csw{};
+  std::array<double, 4> theta_over_pi{};
 };
 
 struct SolverConfig {
-  Precision precision = Precision::Single;
-  double tol = 1e-6;     // relative true residual of the full system, > 0
-  int max_iter = 10000;  // > 0, total CG iterations per solve including restarts
-};
-
-// Source smearing of a propagator (src/physics/smearing.hpp): gauge-covariant smearing of the point source on its
-// timeslice, in the three spatial directions, with spatially APE- or stout-smeared links used for the smearing
-// only (the Dirac operator always sees the unsmeared links).
-//   wuppertal: psi <- (psi + alpha H psi) / (1 + 6 alpha), `steps` times              (weight = alpha > 0)
-//   jacobi:    psi <- psi_0 + kappa_s H psi, `steps` times (sum_n (kappa_s H)^n psi_0) (weight = kappa_s > 0)
-//   H psi(x) = sum_{i=x,y,z} [ V_i(x) psi(x+i) + V_i(x-i)^dag psi(x-i) ]  (V: smeared links, no boundary phases)
-//   ape:   V <- Proj_SU3[ (1 - alpha) V_i + (alpha / 4) sum_{j != i spatial} staples_ij ] (link_weight = alpha)
-//   stout: V <- exp(i Q) V_i, Q from rho * sum_{j != i spatial} staples_ij (Morningstar-Peardon; link_weight = rho)
-struct SmearingConfig {
-  QuarkSmearingKind kind = QuarkSmearingKind::None;
-  int steps = 0;      // > 0 when kind != None
-  double weight = 0;  // wuppertal alpha or jacobi kappa_s, > 0
-  LinkSmearingKind link_kind = LinkSmearingKind::None;
-  int link_steps = 0;      // >= 0
-  double link_weight = 0;  // ape alpha in (0, 1], stout rho > 0
+  Precision precision{};
+  double tol{};
+  int max_iter{};
 };
 
 struct SolveConfig {
-  std::string name;  // unique, [A-Za-z0-9_.-]+; default "solve<i>"
-  SourceKind kind = SourceKind::Point;
-  // point
-  std::array<int, 4> site{0, 0, 0, 0};  // global coordinates, 0 <= site[mu] < L[mu]
-  int spin = 0;                         // 0..3
-  int colour = 0;                       // 0..2
-  // random
-  std::uint64_t seed = 1;
-  NoiseKind noise = NoiseKind::Gaussian;
-  // plane wave: psi(x) = exp(i p.x) eta, p_mu = (2 pi n_mu + theta_mu) / L_mu
-  std::array<int, 4> momentum{0, 0, 0, 0};
-  std::array<std::complex<double>, 12> spinor{};  // eta, index 3*spin + colour
-  // propagator: the 12 spin-colour solves of a point source at `site` (optionally smeared), contracted to meson
-  // two-point correlators (src/physics/contractions.hpp) in `channels` at the spatial `momenta` (units of 2 pi / L).
-  SmearingConfig smearing;
-  std::vector<std::string> channels;                   // empty = all known channels
-  std::vector<std::array<int, 3>> momenta{{0, 0, 0}};  // always starts with (0, 0, 0)
-  // per-solve overrides of [solver]
-  std::optional<double> tol;
+  std::string name;
+  SolveKind kind{};
+  std::array<int, 4> site{};  // point and propagator
+  int spin{}, colour{};       // point
+  std::uint64_t seed{};       // random
+  NoiseKind noise{};
+  std::array<int, 4> momentum{};                  // plane wave
+  std::array<std::complex<double>, 12> spinor{};  // plane wave
+  SmearingParams smearing;                        // propagator
+  std::vector<std::string> channels;              // propagator
+  std::vector<std::array<int, 3>> momenta;        // propagator; momenta[0] = (0, 0, 0)
+  std::optional<double> tol;                      // per-solve overrides of [solver]
   std::optional<int> max_iter;
 };
 
-using OutputIo = io::h5::FieldIo;  // how fields reach the file (io/h5/file.hpp)
-
 struct OutputConfig {
-  std::string file;  // required, path of the HDF5 file
-  bool overwrite = false;
-  bool write_gauge = false;
-  bool fields = true;  // write /solves/<name>/solution and source (they are large); false: attributes and history only
-  // How distributed fields reach the file: collective parallel HDF5 (each rank writes its hyperslab; needs
-  // HDF5 built with MPI), a gather through rank 0 one timeslice at a time, or auto (collective when available).
-  OutputIo io = OutputIo::Auto;
-  // Continue an interrupted run: the solves already complete in the partial file <file>.partial (same physics
-  // input) are kept and skipped (io/h5/output.hpp).
-  bool resume = false;
+  std::string file;
+  bool overwrite{};
+  bool write_gauge{};
+  bool fields{};
+  OutputIo io{};
+  bool resume{};
 };
 
 struct LogConfig {
-  std::string level = "info";  // trace|debug|info|warn|error
-  int progress_every = 50;     // CG iterations between progress lines, > 0
-  bool per_rank = false;       // every rank logs everything to <output.file>.rank<N>.log (debugging)
+  std::string level;
+  int progress_every{};
+  bool per_rank{};
 };
 
 struct MetricsConfig {
-  bool peak = true;  // measure the empirical memory bandwidth at start-up
+  bool peak{};
 };
 
 struct Config {

@@ -41,8 +41,9 @@ struct RootInfo {
 
 // One attribute from the input: its name and value (int32, float64, UTF-8 string or int32[4]).
 struct InputAttribute {
+  using Value = std::variant<int, double, std::string, std::array<int, 4>>;
   std::string name;
-  std::variant<int, double, std::string, std::array<int, 4>> value;
+  Value value;
 };
 
 struct GaugeInfo {

@@ -61,7 +61,7 @@ Results compute(Communicator& comm, const ProcessGrid& grid, const Geometry& geo
   dp.theta = kTheta;
   WilsonClover<double> opd(ctx, geom, u, clover, dp);
   WilsonClover<float> ops(ctx, geom, u, clover, dp);
-  SolveConfig sc;
+  SourceParams sc;
   sc.kind = SourceKind::Random;
   sc.seed = 99;
   const auto src = make_source(geom, sc, kTheta);

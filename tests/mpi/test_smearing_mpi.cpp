@@ -45,8 +45,8 @@ void check(bool ok, const std::string& what) {
   std::fflush(stdout);
 }
 
-SmearingConfig make_cfg(QuarkSmearingKind kind, LinkSmearingKind link_kind) {
-  SmearingConfig c;
+SmearingParams make_cfg(QuarkSmearingKind kind, LinkSmearingKind link_kind) {
+  SmearingParams c;
   c.kind = kind;
   c.steps = 6;
   c.weight = kind == QuarkSmearingKind::Wuppertal ? 0.4 : 0.13;
@@ -56,7 +56,7 @@ SmearingConfig make_cfg(QuarkSmearingKind kind, LinkSmearingKind link_kind) {
   return c;
 }
 
-std::string describe(const SmearingConfig& c) {
+std::string describe(const SmearingParams& c) {
   const char* q = c.kind == QuarkSmearingKind::Wuppertal ? "wuppertal" : "jacobi";
   const char* l = c.link_kind == LinkSmearingKind::None  ? "none"
                   : c.link_kind == LinkSmearingKind::Ape ? "ape"
@@ -66,12 +66,12 @@ std::string describe(const SmearingConfig& c) {
 
 // The point source and the gaussian noise source restricted to t0, on this block.
 std::vector<std::vector<Cd>> make_sources(const Geometry& geom) {
-  SolveConfig point;
+  SourceParams point;
   point.kind = SourceKind::Point;
   point.site = kSite;
   point.spin = 2;
   point.colour = 1;
-  SolveConfig noise;
+  SourceParams noise;
   noise.kind = SourceKind::Random;
   noise.seed = 99;
   noise.noise = NoiseKind::Gaussian;
@@ -109,7 +109,7 @@ struct Result {
   double plaquette = 0;
 };
 
-Result run(const Geometry& geom, const ProcessGrid* grid, Communicator& comm, const SmearingConfig& cfg) {
+Result run(const Geometry& geom, const ProcessGrid* grid, Communicator& comm, const SmearingParams& cfg) {
   const HostGauge u = make_random_gauge(geom, 11, 0.7);
   const SourceSmearer s(u, kT0, cfg, grid, &comm);
   Result r;
@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
   const Geometry whole = Geometry::single_rank(kGlobal);
   for (QuarkSmearingKind q : {QuarkSmearingKind::Wuppertal, QuarkSmearingKind::Jacobi})
     for (LinkSmearingKind l : {LinkSmearingKind::None, LinkSmearingKind::Ape, LinkSmearingKind::Stout}) {
-      const SmearingConfig cfg = make_cfg(q, l);
+      const SmearingParams cfg = make_cfg(q, l);
       const std::string name = describe(cfg);
       const Result dist = run(geom, &grid, comm, cfg);
       std::vector<std::vector<Cd>> fields;

@@ -1,0 +1,210 @@
+// execute.cpp: one run (see execute.hpp): set-up, the output file's header, the task loop over the checkpoint store,
+// the metrics and the timing summary.
+#include "src/run/execute.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <ctime>
+
+#include "comm/collectives.hpp"
+#include "comm/gpu_aware.hpp"
+#include "emprism_version.hpp"
+#include "kernels/backend/runtime.hpp"
+#include "kernels/errors.hpp"
+#include "kernels/metrics.hpp"
+#include "src/lattice/context.hpp"
+#include "src/physics/clover.hpp"
+#include "src/physics/peak.hpp"
+#include "src/run/checkpoint.hpp"
+#include "src/run/gauge_setup.hpp"
+#include "src/run/input.hpp"
+#include "src/run/parameters.hpp"
+#include "src/run/schema.hpp"
+#include "src/run/tasks.hpp"
+
+namespace emprism::run {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The date of rank 0 on every rank (attributes must be identical on all ranks).
+std::string utc_now(Communicator& comm) {
+  long long now = static_cast<long long>(std::time(nullptr));
+  broadcast(comm, now);
+  const std::time_t t = static_cast<std::time_t>(now);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+// EMPRISM_TEST_CRASH_AFTER_SOLVES (tests only): the number of complete solves after which the run is killed, or -1.
+int crash_after_solves() {
+  const char* v = std::getenv("EMPRISM_TEST_CRASH_AFTER_SOLVES");
+  return v != nullptr && *v != '\0' ? std::atoi(v) : -1;
+}
+
+// The operator's parameters from [dirac] and [comm]: built once, for the clover term and the operator alike.
+DiracParams dirac_params(const Config& cfg) {
+  DiracParams dp;
+  dp.kappa = cfg.dirac.kappa;
+  dp.csw = cfg.dirac.csw;
+  for (int mu = 0; mu < 4; ++mu) dp.theta[mu] = cfg.dirac.theta_over_pi[mu] * kPi;
+  dp.gpu_aware_mpi = cfg.comm.gpu_aware == CommConfig::GpuAware::On ||
+                     (cfg.comm.gpu_aware == CommConfig::GpuAware::Auto && mpi_is_gpu_aware());
+  return dp;
+}
+
+// Per-rank times into /metrics/ranks, and one log line on the load balance and the hidden halo time.
+RankTimes rank_times(Communicator& comm, const MetricsRegistry& metrics, const HaloStats& halo) {
+  double kernels = 0;
+  for (const auto& k : metrics.table()) kernels += k.total_s;
+  const RankTimes t{comm.rank(), kernels - halo.wait_s, halo.wait_s, comm.reduction_seconds()};
+  double v[4] = {t.compute_s, t.compute_s, halo.wait_s, halo.exchange_s};
+  reduce_max(comm, v, 1);
+  reduce_sum(comm, v + 1, 3);
+  const double mean = v[1] / comm.size();
+  if (comm.size() > 1 || v[3] > 0) {
+    spdlog::info(
+        "ranks: compute max {:.3f} s, mean {:.3f} s (load balance {:.1f}%); halo exchange {:.3f} s, of "
+        "which {:.1f}% hidden behind compute",
+        v[0], mean, v[0] > 0 ? 100.0 * mean / v[0] : 100.0, v[3] / comm.size(),
+        v[3] > 0 ? 100.0 * (1.0 - v[2] / v[3]) : 100.0);
+  }
+  return t;
+}
+
+void log_kernel_table(const MetricsRegistry& m) {
+  spdlog::info("{:<24} {:>8} {:>12} {:>10} {:>10} {:>8}", "kernel", "calls", "ms/call", "GFLOP/s", "GB/s", "%peak");
+  for (const auto& k : m.table()) {
+    spdlog::info("{:<24} {:>8} {:>12.4f} {:>10.2f} {:>10.2f} {:>8.1f}", k.name, k.calls, 1e3 * k.mean_s,
+                 k.total_s > 0 ? k.flops / k.total_s / 1e9 : 0.0, k.gbs, k.percent_of_peak);
+  }
+}
+
+// What the set-up produced before the output file is opened.
+struct GaugeSummary {
+  double plaquette = 0, link_trace = 0;  // of the field made by gauge.source (before [generate])
+};
+
+// Root attributes, /input and /gauge (links of the field solved on when output.write_gauge), flushed.
+void write_header(CheckpointStore& store, const Config& cfg, Communicator& comm, const ProcessGrid& grid,
+                  const HostGauge& gauge, const GaugeSummary& summary, const std::string& physics) {
+  RootInfo root;
+  root.program_version = EMPRISM_VERSION;
+  root.git_hash = EMPRISM_GIT_HASH;
+  root.date = utc_now(comm);
+  root.backend = backend::name();
+  root.device = backend::device_name();
+  root.ranks = comm.size();
+  root.process_grid = grid.dims;
+  root.extents = cfg.lattice.extents;
+  root.precision = choice_name(cfg.solver.precision);
+  root.physics_inputs = physics;
+  root.input_hash = text_hash(physics);
+  write_root(store.file(), root);
+  write_input(store.file(), cfg.input_text);
+  GaugeInfo gi;
+  gi.source = choice_name(cfg.gauge.source);
+  gi.plaquette = summary.plaquette;
+  gi.link_trace = summary.link_trace;
+  const Geometry& geom = gauge.geometry();
+  std::vector<std::complex<double>> links;
+  if (cfg.output.write_gauge) links = gauge_to_natural(gauge);
+  write_gauge(store.file(), gi, BlockLayout{geom.global(), geom.local(), geom.origin()},
+              cfg.output.write_gauge ? &links : nullptr);
+  store.flush();
+}
+
+// Every task not already complete in the store, each marked complete when written; true when all converged.
+bool run_tasks(const Config& cfg, TaskContext& ctx, CheckpointStore& store) {
+  bool all = true;
+  const int crash_after = crash_after_solves();
+  int done = 0;
+  for (const auto& task : make_tasks(cfg)) {
+    if (const auto previous = store.resumed(task->name())) {
+      spdlog::info("solve '{}': complete in the partial file of the interrupted run ({}), not solved again",
+                   task->name(), previous->converged ? "converged" : "not converged");
+      all = all && previous->converged;
+      continue;
+    }
+    all = task->execute(ctx) && all;
+    store.mark_complete(task->name());  // flushed: a crash from here on does not lose this solve
+    if (++done == crash_after) {
+      spdlog::warn("test hook EMPRISM_TEST_CRASH_AFTER_SOLVES={}: killing the run now", crash_after);
+      ctx.comm.barrier();
+      std::raise(SIGKILL);
+    }
+  }
+  return all;
+}
+
+// The checkpoint store of this run, with the plaquette a resumed partial file must match.
+CheckpointOptions store_options(const Config& cfg, double plaquette) {
+  CheckpointOptions options;
+  options.overwrite = cfg.output.overwrite;
+  options.resume = cfg.output.resume;
+  options.physics_inputs = physics_inputs(cfg);
+  options.plaquette = plaquette;
+  options.check_plaquette = true;
+  options.mode = cfg.output.io;
+  return options;
+}
+
+void log_summary(double total, const RankTimes& mine, const MetricsRegistry& metrics, const std::string& file) {
+  spdlog::info(
+      "timing summary (rank 0): {:.3f} s in total, {:.3f} s computing, {:.3f} s waiting for halos, "
+      "{:.3f} s in reductions",
+      total, mine.compute_s, mine.halo_wait_s, mine.reduction_s);
+  log_kernel_table(metrics);
+  spdlog::info("wrote {}", file);
+}
+
+}  // namespace
+
+int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
+  const auto t_start = std::chrono::steady_clock::now();
+  const Extents& global = cfg.lattice.extents;
+  const Geometry geom(global, grid.local_extents(global), grid.origin(global), grid.partitioned);
+  MetricsRegistry metrics;
+  Context ctx{metrics, comm, grid};
+  if (cfg.metrics.peak) {
+    const PeakBandwidth p = measure_peak_bandwidth();
+    metrics.set_peak(p);
+    spdlog::info("empirical peak bandwidth (rank 0): copy {:.1f}, triad {:.1f}, read {:.1f} GB/s; peak {:.1f} GB/s",
+                 p.copy_gbs, p.triad_gbs, p.read_gbs, p.peak_gbs);
+  }
+  HostGauge gauge = make_gauge(cfg, geom, grid, comm);
+  const GaugeSummary summary{plaquette(gauge, &comm), link_trace(gauge, &comm)};
+  spdlog::info("gauge field: {}, plaquette {:.12f}, link trace {:.12f}", gauge_description(cfg), summary.plaquette,
+               summary.link_trace);
+  if (cfg.generate.enabled) GenerateTask(cfg).execute(gauge, grid, comm);
+  const DiracParams dirac = dirac_params(cfg);
+  const HostClover clover = make_clover(gauge, dirac.kappa, dirac.csw);
+
+  const CheckpointOptions options = store_options(cfg, summary.plaquette);
+  CheckpointStore store(comm, cfg.output.file, options);
+  if (!store.resumed().empty())
+    spdlog::info("resume: {} of {} solve(s) complete in {} are kept", store.resumed().size(), cfg.solves.size(),
+                 store.temp_path());
+  write_header(store, cfg, comm, grid, gauge, summary, options.physics_inputs);
+
+  const std::unique_ptr<Solver> solver = make_solver(cfg.solver.precision, ctx, geom, gauge, clover, dirac);
+  TaskContext tasks{cfg, comm, grid, geom, metrics, gauge, dirac, *solver, store.file()};
+  const bool all_converged = run_tasks(cfg, tasks, store);
+
+  const RankTimes mine = rank_times(comm, metrics, solver->halo());
+  write_metrics(store.file(), metrics.table(), metrics.peak(), mine);
+  store.commit();
+  log_summary(seconds_since(t_start), mine, metrics, cfg.output.file);
+  return all_converged ? kExitOk : kExitNotConverged;
+}
+
+}  // namespace emprism::run

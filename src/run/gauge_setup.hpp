@@ -1,0 +1,33 @@
+// gauge_setup.hpp: the gauge field a run solves on: unit, random, read from a file, or thermalised by the heatbath
+// (gauge.source); and the gauge generation task of [generate], which continues the heatbath and writes an ensemble
+// of configuration files. The plaquette of every heatbath sweep is logged.
+// Who may call: every rank (collective over the process grid: halo exchanges, reductions, distributed file I/O).
+#pragma once
+
+#include <string>
+
+#include "comm/communicator.hpp"
+#include "comm/process_grid.hpp"
+#include "src/lattice/gauge.hpp"
+#include "src/run/config.hpp"
+
+namespace emprism::run {
+
+// This rank's block of the gauge field, halo filled (collective).
+HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm);
+
+// "random (width 0.5, seed 3)", "file conf.lime", "heatbath (beta 6, 200 sweeps, ...)", "unit": for the log.
+std::string gauge_description(const Config& cfg);
+
+// [generate]: after the thermalisation, `count` configurations `every` sweeps apart, each written to a file
+// <prefix>_<sweep>.<ildg|nersc> (collective). The last configuration is the one solved on.
+class GenerateTask {
+ public:
+  explicit GenerateTask(const Config& cfg) : cfg_(cfg) {}
+  void execute(HostGauge& u, const ProcessGrid& grid, Communicator& comm) const;
+
+ private:
+  const Config& cfg_;
+};
+
+}  // namespace emprism::run

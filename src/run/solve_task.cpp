@@ -1,0 +1,97 @@
+// solve_task.cpp: the task of a point, random or plane-wave [[solve]] (one CG solve of its source, written to
+// /solves/<name>), the CG parameters of a solve, and make_tasks (the task of each [[solve]] table).
+#include <spdlog/spdlog.h>
+
+#include "src/physics/sources.hpp"
+#include "src/run/parameters.hpp"
+#include "src/run/schema.hpp"
+#include "src/run/tasks.hpp"
+
+namespace emprism::run {
+
+std::unique_ptr<Task> make_propagator_task(const SolveConfig& solve);  // propagator_task.cpp
+
+namespace {
+
+SourceParams source_params(const SolveConfig& sc) {
+  SourceParams p;
+  p.kind = sc.kind == SolveKind::Random      ? SourceKind::Random
+           : sc.kind == SolveKind::PlaneWave ? SourceKind::PlaneWave
+                                             : SourceKind::Point;
+  p.site = sc.site;
+  p.spin = sc.spin;
+  p.colour = sc.colour;
+  p.seed = sc.seed;
+  p.noise = sc.noise;
+  p.momentum = sc.momentum;
+  p.spinor = sc.spinor;
+  return p;
+}
+
+class SolveTask final : public Task {
+ public:
+  using Task::Task;
+  double host_bytes(std::int64_t) const override { return 0; }
+  bool execute(TaskContext& ctx) const override;
+};
+
+bool SolveTask::execute(TaskContext& ctx) const {
+  const SolveConfig& sc = solve_;
+  const std::vector<std::complex<double>> source = make_source(ctx.geom, source_params(sc), ctx.dirac.theta);
+  CgParams cp = cg_params(ctx.cfg, sc);
+  cp.progress = [&](int it, double rel, double secs) {
+    spdlog::info("solve '{}': iteration {:6d}  residual {:.3e}  ({:.1f} it/s)", sc.name, it, rel, it / secs);
+  };
+  spdlog::info("solve '{}': {} source, tol {:.1e}, max_iter {}", sc.name, choice_name(sc.kind), cp.tol, cp.max_iter);
+  SolveRecord rec;
+  const bool fields = ctx.cfg.output.fields;
+  const CgResult r = ctx.solver.solve(source, cp, fields ? &rec.solution : nullptr);
+  rec.name = sc.name;
+  rec.source_kind = choice_name(sc.kind);
+  rec.single_precision = ctx.cfg.solver.precision == Precision::Single;
+  rec.write_fields = fields;
+  if (fields) rec.source = source;
+  rec.residual_history = r.history;
+  rec.iterations = r.iterations;
+  rec.true_residual = r.true_residual;
+  rec.converged = r.converged;
+  rec.seconds = r.seconds;
+  rec.restarts = r.restarts;
+  rec.inputs = solve_attributes(ctx.cfg, sc);
+  if (r.converged) {
+    spdlog::info("solve '{}': converged in {} iterations ({} restarts), true residual {:.3e}, {:.3f} s", sc.name,
+                 r.iterations, r.restarts, r.true_residual, r.seconds);
+  } else {
+    spdlog::warn("solve '{}': NOT converged after {} iterations: true residual {:.3e} > tol {:.1e}{}", sc.name,
+                 r.iterations, r.true_residual, cp.tol,
+                 r.stagnated ? " (the residual stagnates at the precision's limit; use solver.precision = \"mixed\" "
+                               "or \"double\")"
+                             : "");
+  }
+  write_solve(ctx.file, rec, BlockLayout{ctx.geom.global(), ctx.geom.local(), ctx.geom.origin()});
+  return r.converged;
+}
+
+}  // namespace
+
+CgParams cg_params(const Config& cfg, const SolveConfig& solve) {
+  CgParams cp;
+  cp.tol = solve.tol.value_or(cfg.solver.tol);
+  cp.max_iter = solve.max_iter.value_or(cfg.solver.max_iter);
+  cp.progress_every = cfg.log.progress_every;
+  return cp;
+}
+
+std::vector<std::unique_ptr<Task>> make_tasks(const Config& cfg) {
+  std::vector<std::unique_ptr<Task>> tasks;
+  for (const SolveConfig& sc : cfg.solves) {
+    if (sc.kind == SolveKind::Propagator) {
+      tasks.push_back(make_propagator_task(sc));
+    } else {
+      tasks.push_back(std::make_unique<SolveTask>(sc));
+    }
+  }
+  return tasks;
+}
+
+}  // namespace emprism::run

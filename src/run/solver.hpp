@@ -1,0 +1,39 @@
+// solver.hpp: the Dirac solves of a run behind one interface, whatever the precision: the even-odd Wilson-clover
+// operator(s) of the configured precision (single, double, or double outer / single inner for mixed), built once
+// from the gauge field and the clover term, and the CG of src/physics/cg.hpp. Sources and solutions are this rank's
+// block in local natural order (src/lattice/field_io.hpp), so tasks do not depend on the precision.
+// Who may call: solve() is collective over the process grid (halo exchanges, reductions).
+#pragma once
+
+#include <complex>
+#include <memory>
+#include <vector>
+
+#include "src/lattice/context.hpp"
+#include "src/lattice/gauge.hpp"
+#include "src/physics/cg.hpp"
+#include "src/physics/clover.hpp"
+#include "src/physics/dirac.hpp"
+#include "src/run/config.hpp"
+
+namespace emprism::run {
+
+// Seconds the halo exchanges of the operators took: blocked in wait, and from start to completion.
+struct HaloStats {
+  double wait_s = 0, exchange_s = 0;
+};
+
+class Solver {
+ public:
+  virtual ~Solver() = default;
+  // Solves M x = b for b = source; `solution` (when not null) receives x. Collective.
+  virtual CgResult solve(const std::vector<std::complex<double>>& source, const CgParams& params,
+                         std::vector<std::complex<double>>* solution) = 0;
+  virtual HaloStats halo() const = 0;
+};
+
+// The solver of `precision` on this rank's block; the operator's kappa and csw must be the clover term's.
+std::unique_ptr<Solver> make_solver(Precision precision, Context& ctx, const Geometry& geom, const HostGauge& gauge,
+                                    const HostClover& clover, const DiracParams& params);
+
+}  // namespace emprism::run
