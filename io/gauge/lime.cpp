@@ -85,17 +85,93 @@ bool read_at(std::FILE* f, std::int64_t offset, void* dst, std::size_t n) {
   return std::fread(dst, 1, n, f) == n;
 }
 
-// Rank 0: walks the records and collects the layout. Throws InputError "<path>: ...".
-LimeLayout parse_lime(const std::string& path) {
-  const std::int64_t size = file_size(path);
-  File file(path);
-  if (!file.f) throw InputError(path + ": cannot open");
-  LimeLayout L;
+// What the records of a LIME file say, collected while walking them.
+struct LimeScan {
+  LimeLayout layout;
   std::optional<int> fmt_precision, private_precision;
   std::optional<std::array<int, 4>> fmt_extents, private_extents;
   std::optional<std::string> field;
   bool have_binary = false, have_checksum = false;
   std::string binary_type;
+};
+
+// The extents of a scidac-private-file-xml <dims> ("4 4 4 8"), when exactly four numbers.
+std::optional<std::array<int, 4>> private_dims(const std::string& xml) {
+  const auto ds = xml_value(xml, "dims");
+  if (!ds) return std::nullopt;
+  std::array<int, 4> e{};
+  int n = 0;
+  const char* p = ds->c_str();
+  char* end = nullptr;
+  for (long v = std::strtol(p, &end, 10); end != p && n < 5; v = std::strtol(p, &end, 10)) {
+    if (n < 4) e[n] = static_cast<int>(v);
+    ++n;
+    p = end;
+  }
+  if (n != 4) return std::nullopt;
+  return e;
+}
+
+// One XML record (the first of each type counts).
+void scan_xml_record(LimeScan& scan, const std::string& type, const std::string& xml, const std::string& path) {
+  if (type == "ildg-format" && !scan.fmt_precision) {
+    scan.field = xml_value(xml, "field");
+    int p = 0;
+    const auto ps = xml_value(xml, "precision");
+    if (!ps || !parse_int(*ps, p)) throw InputError(path + ": ildg-format record without a readable <precision>");
+    scan.fmt_precision = p;
+    std::array<int, 4> e{};
+    const char* tags[4] = {"lx", "ly", "lz", "lt"};
+    for (int mu = 0; mu < 4; ++mu) {
+      const auto v = xml_value(xml, tags[mu]);
+      if (!v || !parse_int(*v, e[mu]) || e[mu] <= 0)
+        throw InputError(path + ": ildg-format record without a readable <" + tags[mu] + ">");
+    }
+    scan.fmt_extents = e;
+  } else if (type == "scidac-private-record-xml" && !scan.private_precision) {
+    const auto ps = xml_value(xml, "precision");
+    if (ps && (*ps == "F" || *ps == "D")) scan.private_precision = *ps == "F" ? 32 : 64;
+  } else if (type == "scidac-private-file-xml" && !scan.private_extents) {
+    scan.private_extents = private_dims(xml);
+  } else if (type == "scidac-checksum" && scan.have_binary && !scan.have_checksum) {
+    const auto a = xml_value(xml, "suma"), b = xml_value(xml, "sumb");
+    if (!a || !b || !parse_hex32(*a, scan.layout.suma) || !parse_hex32(*b, scan.layout.sumb))
+      throw InputError(path + ": scidac-checksum record without readable <suma> and <sumb>");
+    scan.have_checksum = true;
+  }
+}
+
+// The layout from the records, checked: a binary record of su3gauge data whose size fits the stated extents and
+// precision (the ildg-format record's, else the SciDAC private records').
+LimeLayout finish_layout(const LimeScan& scan, const std::string& path) {
+  LimeLayout L = scan.layout;
+  if (!scan.have_binary) throw InputError(path + ": no ildg-binary-data (or scidac-binary-data) record");
+  if (scan.field && *scan.field != "su3gauge")
+    throw InputError(path + ": ildg-format field '" + *scan.field + "' is not su3gauge");
+  const std::optional<int> precision = scan.fmt_precision ? scan.fmt_precision : scan.private_precision;
+  const std::optional<std::array<int, 4>> extents = scan.fmt_extents ? scan.fmt_extents : scan.private_extents;
+  if (!precision) throw InputError(path + ": no ildg-format record stating the precision");
+  if (!extents) throw InputError(path + ": no ildg-format record stating the lattice extents");
+  if (*precision != 32 && *precision != 64)
+    throw InputError(path + ": precision " + std::to_string(*precision) + " in the ildg-format record (32 or 64)");
+  L.precision = *precision;
+  for (int mu = 0; mu < 4; ++mu) L.extents[mu] = (*extents)[mu];
+  L.has_checksum = scan.have_checksum ? 1 : 0;
+  const std::int64_t volume = std::int64_t(L.extents[0]) * L.extents[1] * L.extents[2] * L.extents[3];
+  const std::int64_t need = volume * 4 * 18 * (L.precision / 8);
+  if (L.data_length != need)
+    throw InputError(path + ": " + scan.binary_type + " has " + std::to_string(L.data_length) + " bytes; " +
+                     extents_string(*extents) + " sites of 4 links at " + std::to_string(L.precision) + " bit need " +
+                     std::to_string(need));
+  return L;
+}
+
+// Rank 0: walks the records and collects the layout. Throws InputError "<path>: ...".
+LimeLayout parse_lime(const std::string& path) {
+  const std::int64_t size = file_size(path);
+  File file(path);
+  if (!file.f) throw InputError(path + ": cannot open");
+  LimeScan scan;
   std::int64_t off = 0;
   while (off < size) {
     unsigned char h[kLimeHeaderBytes];
@@ -115,75 +191,22 @@ LimeLayout parse_lime(const std::string& path) {
                        std::to_string(len) + " bytes of data, the file ends " + std::to_string(size - data_at) +
                        " bytes after its header");
     const bool binary = type == "ildg-binary-data" || type == "scidac-binary-data";
-    if (binary && !have_binary) {
-      have_binary = true;
-      binary_type = type;
-      L.data_offset = data_at;
-      L.data_length = static_cast<std::int64_t>(len);
+    if (binary && !scan.have_binary) {
+      scan.have_binary = true;
+      scan.binary_type = type;
+      scan.layout.data_offset = data_at;
+      scan.layout.data_length = static_cast<std::int64_t>(len);
     } else if (!binary && len <= kMaxXmlBytes &&
                (type == "ildg-format" || type == "scidac-private-record-xml" || type == "scidac-private-file-xml" ||
                 type == "scidac-checksum")) {
       std::string xml(len, '\0');
       if (!read_at(file.f, data_at, xml.data(), len)) throw InputError(path + ": read error in record '" + type + "'");
       xml.resize(strnlen(xml.c_str(), xml.size()));
-      if (type == "ildg-format" && !fmt_precision) {
-        field = xml_value(xml, "field");
-        int p = 0;
-        const auto ps = xml_value(xml, "precision");
-        if (!ps || !parse_int(*ps, p)) throw InputError(path + ": ildg-format record without a readable <precision>");
-        fmt_precision = p;
-        std::array<int, 4> e{};
-        const char* tags[4] = {"lx", "ly", "lz", "lt"};
-        for (int mu = 0; mu < 4; ++mu) {
-          const auto v = xml_value(xml, tags[mu]);
-          if (!v || !parse_int(*v, e[mu]) || e[mu] <= 0)
-            throw InputError(path + ": ildg-format record without a readable <" + tags[mu] + ">");
-        }
-        fmt_extents = e;
-      } else if (type == "scidac-private-record-xml" && !private_precision) {
-        const auto ps = xml_value(xml, "precision");
-        if (ps && (*ps == "F" || *ps == "D")) private_precision = *ps == "F" ? 32 : 64;
-      } else if (type == "scidac-private-file-xml" && !private_extents) {
-        const auto ds = xml_value(xml, "dims");
-        if (ds) {
-          std::array<int, 4> e{};
-          int n = 0;
-          const char* p = ds->c_str();
-          char* end = nullptr;
-          for (long v = std::strtol(p, &end, 10); end != p && n < 5; v = std::strtol(p, &end, 10)) {
-            if (n < 4) e[n] = static_cast<int>(v);
-            ++n;
-            p = end;
-          }
-          if (n == 4) private_extents = e;
-        }
-      } else if (type == "scidac-checksum" && have_binary && !have_checksum) {
-        const auto a = xml_value(xml, "suma"), b = xml_value(xml, "sumb");
-        if (!a || !b || !parse_hex32(*a, L.suma) || !parse_hex32(*b, L.sumb))
-          throw InputError(path + ": scidac-checksum record without readable <suma> and <sumb>");
-        have_checksum = true;
-      }
+      scan_xml_record(scan, type, xml, path);
     }
     off = data_at + static_cast<std::int64_t>(pad8(len));
   }
-  if (!have_binary) throw InputError(path + ": no ildg-binary-data (or scidac-binary-data) record");
-  if (field && *field != "su3gauge") throw InputError(path + ": ildg-format field '" + *field + "' is not su3gauge");
-  const std::optional<int> precision = fmt_precision ? fmt_precision : private_precision;
-  const std::optional<std::array<int, 4>> extents = fmt_extents ? fmt_extents : private_extents;
-  if (!precision) throw InputError(path + ": no ildg-format record stating the precision");
-  if (!extents) throw InputError(path + ": no ildg-format record stating the lattice extents");
-  if (*precision != 32 && *precision != 64)
-    throw InputError(path + ": precision " + std::to_string(*precision) + " in the ildg-format record (32 or 64)");
-  L.precision = *precision;
-  for (int mu = 0; mu < 4; ++mu) L.extents[mu] = (*extents)[mu];
-  L.has_checksum = have_checksum ? 1 : 0;
-  const std::int64_t volume = std::int64_t(L.extents[0]) * L.extents[1] * L.extents[2] * L.extents[3];
-  const std::int64_t need = volume * 4 * 18 * (L.precision / 8);
-  if (L.data_length != need)
-    throw InputError(path + ": " + binary_type + " has " + std::to_string(L.data_length) + " bytes; " +
-                     extents_string(*extents) + " sites of 4 links at " + std::to_string(L.precision) + " bit need " +
-                     std::to_string(need));
-  return L;
+  return finish_layout(scan, path);
 }
 
 std::array<int, 4> to_array(const int e[4]) { return {e[0], e[1], e[2], e[3]}; }

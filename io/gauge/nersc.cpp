@@ -57,21 +57,17 @@ std::string read_prefix(const std::string& path, std::size_t n) {
   return buf;
 }
 
-// Rank 0: parses the header and checks the file size. Throws InputError "<path>: ...".
-NerscLayout parse_nersc(const std::string& path) {
-  const std::int64_t size = file_size(path);
-  const std::string text = read_prefix(path, kMaxHeaderBytes);
-  if (text.rfind("BEGIN_HEADER", 0) != 0) throw InputError(path + ": not a NERSC file (no BEGIN_HEADER)");
-  std::size_t end = text.find("\nEND_HEADER");
-  if (end == std::string::npos)
-    throw InputError(path + ": no END_HEADER in the first " + std::to_string(kMaxHeaderBytes) +
-                     " bytes (truncated or not a NERSC file)");
-  const std::size_t eol = text.find('\n', end + 1);
-  if (eol == std::string::npos) throw InputError(path + ": truncated after END_HEADER");
-  NerscLayout L;
-  L.data_offset = static_cast<std::int64_t>(eol + 1);
+using HeaderKeys = std::map<std::string, std::string>;
 
-  std::map<std::string, std::string> keys;
+std::optional<std::string> get(const HeaderKeys& keys, const std::string& k) {
+  const auto it = keys.find(k);
+  if (it == keys.end()) return std::nullopt;
+  return it->second;
+}
+
+// The "KEY = value" lines between BEGIN_HEADER and END_HEADER (at `end`); the first of a key counts.
+HeaderKeys header_keys(const std::string& text, std::size_t end) {
+  HeaderKeys keys;
   std::size_t pos = text.find('\n') + 1;
   while (pos < end + 1) {
     const std::size_t nl = text.find('\n', pos);
@@ -81,21 +77,21 @@ NerscLayout parse_nersc(const std::string& path) {
     if (eq == std::string::npos) continue;
     keys.emplace(trim(line.substr(0, eq)), trim(line.substr(eq + 1)));
   }
-  auto get = [&](const std::string& k) -> std::optional<std::string> {
-    const auto it = keys.find(k);
-    if (it == keys.end()) return std::nullopt;
-    return it->second;
-  };
+  return keys;
+}
+
+// DIMENSION_1..4, DATATYPE (two rows or 3x3) and FLOATING_POINT (precision and byte order).
+void read_data_format(const HeaderKeys& keys, const std::string& path, NerscLayout& L) {
   for (int mu = 0; mu < 4; ++mu) {
     const std::string k = "DIMENSION_" + std::to_string(mu + 1);
-    const auto v = get(k);
+    const auto v = get(keys, k);
     char* e = nullptr;
     const long n = v ? std::strtol(v->c_str(), &e, 10) : 0;
     if (!v || e == v->c_str() || *e != '\0' || n <= 0 || n > (1 << 20))
       throw InputError(path + ": " + k + (v ? " = '" + *v + "' is not a positive integer" : " missing in the header"));
     L.extents[mu] = static_cast<int>(n);
   }
-  const auto datatype = get("DATATYPE");
+  const auto datatype = get(keys, "DATATYPE");
   if (!datatype) throw InputError(path + ": DATATYPE missing in the header");
   if (upper(*datatype) == "4D_SU3_GAUGE")
     L.rows = 2;
@@ -103,7 +99,7 @@ NerscLayout parse_nersc(const std::string& path) {
     L.rows = 3;
   else
     throw InputError(path + ": DATATYPE = " + *datatype + " is not supported (4D_SU3_GAUGE or 4D_SU3_GAUGE_3x3)");
-  const auto fp = get("FLOATING_POINT");
+  const auto fp = get(keys, "FLOATING_POINT");
   if (!fp) throw InputError(path + ": FLOATING_POINT missing in the header");
   const std::string f = upper(*fp);
   if (f == "IEEE32BIG" || f == "IEEE32") {
@@ -120,7 +116,11 @@ NerscLayout parse_nersc(const std::string& path) {
     throw InputError(path + ": FLOATING_POINT = " + *fp +
                      " is not supported (IEEE32BIG, IEEE64BIG, IEEE32LITTLE, IEEE64LITTLE)");
   }
-  if (const auto c = get("CHECKSUM")) {
+}
+
+// CHECKSUM, PLAQUETTE and LINK_TRACE where the header states them.
+void read_header_checks(const HeaderKeys& keys, const std::string& path, NerscLayout& L) {
+  if (const auto c = get(keys, "CHECKSUM")) {
     char* e = nullptr;
     const unsigned long long v = std::strtoull(c->c_str(), &e, 16);
     if (c->empty() || *e != '\0' || v > 0xffffffffull)
@@ -129,7 +129,7 @@ NerscLayout parse_nersc(const std::string& path) {
     L.checksum = static_cast<std::uint32_t>(v);
   }
   auto real = [&](const char* k, int& has, double& value, double& res) {
-    const auto v = get(k);
+    const auto v = get(keys, k);
     if (!v) return;
     char* e = nullptr;
     value = std::strtod(v->c_str(), &e);
@@ -139,6 +139,24 @@ NerscLayout parse_nersc(const std::string& path) {
   };
   real("PLAQUETTE", L.has_plaquette, L.plaquette, L.plaquette_res);
   real("LINK_TRACE", L.has_link_trace, L.link_trace, L.link_trace_res);
+}
+
+// Rank 0: parses the header and checks the file size. Throws InputError "<path>: ...".
+NerscLayout parse_nersc(const std::string& path) {
+  const std::int64_t size = file_size(path);
+  const std::string text = read_prefix(path, kMaxHeaderBytes);
+  if (text.rfind("BEGIN_HEADER", 0) != 0) throw InputError(path + ": not a NERSC file (no BEGIN_HEADER)");
+  std::size_t end = text.find("\nEND_HEADER");
+  if (end == std::string::npos)
+    throw InputError(path + ": no END_HEADER in the first " + std::to_string(kMaxHeaderBytes) +
+                     " bytes (truncated or not a NERSC file)");
+  const std::size_t eol = text.find('\n', end + 1);
+  if (eol == std::string::npos) throw InputError(path + ": truncated after END_HEADER");
+  NerscLayout L;
+  L.data_offset = static_cast<std::int64_t>(eol + 1);
+  const HeaderKeys keys = header_keys(text, end);
+  read_data_format(keys, path, L);
+  read_header_checks(keys, path, L);
 
   const std::int64_t volume = std::int64_t(L.extents[0]) * L.extents[1] * L.extents[2] * L.extents[3];
   const std::int64_t data = volume * 4 * reals_per_link(L.rows) * (L.precision / 8);

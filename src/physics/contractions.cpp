@@ -120,56 +120,69 @@ const MesonChannel* find_meson_channel(const std::string& name) {
   return nullptr;
 }
 
-std::vector<Correlator> meson_correlators(const Geometry& g, const Propagator& s, const std::array<int, 4>& source_site,
-                                          const std::vector<std::string>& channels,
-                                          const std::vector<std::array<int, 3>>& momenta, Communicator* comm) {
-  const Extents& gl = g.global();
-  const Extents& lo = g.local();
-  const Extents& org = g.origin();
-  for (int mu = 0; mu < 4; ++mu)
-    if (source_site[mu] < 0 || source_site[mu] >= gl[mu])
-      throw std::invalid_argument("meson_correlators: source site outside the lattice");
-  const std::size_t col_size = static_cast<std::size_t>(g.local_volume()) * 12;
-  for (const auto& col : s.columns)
-    if (col.size() != col_size) throw std::invalid_argument("meson_correlators: propagator column of the wrong size");
+namespace {
 
-  // Channels and their pairs in sparse form.
+// The requested channels (every known one when none is named).
+std::vector<const MesonChannel*> select_channels(const std::vector<std::string>& channels) {
   std::vector<const MesonChannel*> chans;
   if (channels.empty()) {
     for (const MesonChannel& c : meson_channels()) chans.push_back(&c);
-  } else {
-    for (const std::string& name : channels) {
-      const MesonChannel* c = find_meson_channel(name);
-      if (!c) throw std::invalid_argument("meson_correlators: unknown channel '" + name + "'");
-      chans.push_back(c);
-    }
+    return chans;
   }
-  std::vector<SparsePair> pairs;
-  std::vector<int> first_pair;  // pairs of channel k: [first_pair[k], first_pair[k + 1])
-  for (const MesonChannel* c : chans) {
-    first_pair.push_back(static_cast<int>(pairs.size()));
-    for (const auto& [snk, src] : c->pairs) pairs.push_back({snk.column, src.column, snk.phase, src.phase});
+  for (const std::string& name : channels) {
+    const MesonChannel* c = find_meson_channel(name);
+    if (!c) throw std::invalid_argument("meson_correlators: unknown channel '" + name + "'");
+    chans.push_back(c);
   }
-  first_pair.push_back(static_cast<int>(pairs.size()));
-  const int nch = static_cast<int>(chans.size());
-  const int nmom = static_cast<int>(momenta.size());
-  const int lt_global = gl[3];
+  return chans;
+}
 
-  // Phase tables: phase[(m * 3 + d) * L_d + k] = exp(-2 pi i ((n_d k) mod L_d) / L_d), k = (x_d - x0_d) mod L_d.
-  const int lmax = std::max(gl[0], std::max(gl[1], gl[2]));
-  std::vector<Cd> phase(static_cast<std::size_t>(nmom) * 3 * lmax);
+// The (sink, source) pairs of the channels in sparse form: those of channel k are [first[k], first[k + 1]).
+struct PairTable {
+  std::vector<SparsePair> pairs;
+  std::vector<int> first;
+};
+
+PairTable pair_table(const std::vector<const MesonChannel*>& chans) {
+  PairTable t;
+  for (const MesonChannel* c : chans) {
+    t.first.push_back(static_cast<int>(t.pairs.size()));
+    for (const auto& [snk, src] : c->pairs) t.pairs.push_back({snk.column, src.column, snk.phase, src.phase});
+  }
+  t.first.push_back(static_cast<int>(t.pairs.size()));
+  return t;
+}
+
+// phase[(m * 3 + d) * lmax + k] = exp(-2 pi i ((n_d k) mod L_d) / L_d), k = (x_d - x0_d) mod L_d.
+struct PhaseTable {
+  int lmax = 0;
+  std::vector<Cd> phase;
+};
+
+PhaseTable phase_table(const Extents& gl, const std::vector<std::array<int, 3>>& momenta) {
+  PhaseTable t;
+  t.lmax = std::max(gl[0], std::max(gl[1], gl[2]));
+  const int nmom = static_cast<int>(momenta.size());
+  t.phase.resize(static_cast<std::size_t>(nmom) * 3 * t.lmax);
   for (int m = 0; m < nmom; ++m)
     for (int d = 0; d < 3; ++d)
       for (int k = 0; k < gl[d]; ++k) {
         const double angle = kTwoPi * mod(std::int64_t(momenta[m][d]) * k, gl[d]) / gl[d];
-        phase[(static_cast<std::size_t>(m) * 3 + d) * lmax + k] = Cd(std::cos(angle), -std::sin(angle));
+        t.phase[(static_cast<std::size_t>(m) * 3 + d) * t.lmax + k] = Cd(std::cos(angle), -std::sin(angle));
       }
+  return t;
+}
 
-  // Partial sums per local (t, z) plane, [plane][channel][momentum].
+// Partial sums of the local (t, z) planes, [plane][channel][momentum].
+std::vector<Cd> plane_sums(const Geometry& g, const Propagator& s, const std::array<int, 4>& source_site,
+                           const PairTable& pt, int nch, const PhaseTable& pht, int nmom) {
+  const Extents& gl = g.global();
+  const Extents& lo = g.local();
+  const Extents& org = g.origin();
   const int nplanes = lo[3] * lo[2];
+  const int lmax = pht.lmax;
   const std::size_t stride = static_cast<std::size_t>(nch) * nmom;
   std::vector<Cd> partial(static_cast<std::size_t>(nplanes) * stride, Cd(0));
-
 #pragma omp parallel for schedule(static)
   for (int plane = 0; plane < nplanes; ++plane) {
     Cd sm[12][12], bm[12][12];
@@ -194,19 +207,44 @@ std::vector<Correlator> meson_correlators(const Geometry& g, const Propagator& s
         }
         for (int k = 0; k < nch; ++k) {
           Cd v = 0;
-          for (int p = first_pair[k]; p < first_pair[k + 1]; ++p) v += site_trace(pairs[p], sm, bm);
-          vals[k] = v / double(first_pair[k + 1] - first_pair[k]);
+          for (int p = pt.first[k]; p < pt.first[k + 1]; ++p) v += site_trace(pt.pairs[p], sm, bm);
+          vals[k] = v / double(pt.first[k + 1] - pt.first[k]);
         }
         for (int m = 0; m < nmom; ++m) {
-          const Cd* ph = &phase[static_cast<std::size_t>(m) * 3 * lmax];
+          const Cd* ph = &pht.phase[static_cast<std::size_t>(m) * 3 * lmax];
           const Cd e = ph[kx] * ph[lmax + ky] * ph[2 * lmax + kz];
           for (int k = 0; k < nch; ++k) acc[static_cast<std::size_t>(k) * nmom + m] += e * vals[k];
         }
       }
     }
   }
+  return partial;
+}
+
+}  // namespace
+
+std::vector<Correlator> meson_correlators(const Geometry& g, const Propagator& s, const std::array<int, 4>& source_site,
+                                          const std::vector<std::string>& channels,
+                                          const std::vector<std::array<int, 3>>& momenta, Communicator* comm) {
+  const Extents& gl = g.global();
+  const Extents& lo = g.local();
+  const Extents& org = g.origin();
+  for (int mu = 0; mu < 4; ++mu)
+    if (source_site[mu] < 0 || source_site[mu] >= gl[mu])
+      throw std::invalid_argument("meson_correlators: source site outside the lattice");
+  const std::size_t col_size = static_cast<std::size_t>(g.local_volume()) * 12;
+  for (const auto& col : s.columns)
+    if (col.size() != col_size) throw std::invalid_argument("meson_correlators: propagator column of the wrong size");
+
+  const std::vector<const MesonChannel*> chans = select_channels(channels);
+  const int nch = static_cast<int>(chans.size());
+  const int nmom = static_cast<int>(momenta.size());
+  const int lt_global = gl[3];
+  const std::vector<Cd> partial = plane_sums(g, s, source_site, pair_table(chans), nch, phase_table(gl, momenta), nmom);
 
   // Planes in a fixed order into [channel][momentum][t]; zeros for the timeslices other ranks hold.
+  const int nplanes = lo[3] * lo[2];
+  const std::size_t stride = static_cast<std::size_t>(nch) * nmom;
   std::vector<double> buf(stride * lt_global * 2, 0.0);
   for (int plane = 0; plane < nplanes; ++plane) {
     const int t = mod(std::int64_t(org[3]) + plane / lo[2] - source_site[3], lt_global);
