@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "emprism_version.hpp"
+#include "tests/support/h5_reader.hpp"
 
 extern char** environ;
 
@@ -200,194 +201,9 @@ std::string describe(const RunResult& r) {
          "\n--- stdout ---\n" + r.out + "--- stderr ---\n" + r.err;
 }
 
-// ---- reading the output file ----
+// ---- reading the output file: the tests' HDF5 reader (tests/support/h5_reader.hpp) ----
 
-// An open HDF5 file (read-only); file() is negative when it could not be opened.
-class H5File {
- public:
-  explicit H5File(const std::string& path) : id_(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)) {}
-  ~H5File() {
-    if (id_ >= 0) H5Fclose(id_);
-  }
-  H5File(const H5File&) = delete;
-  H5File& operator=(const H5File&) = delete;
-  hid_t id() const { return id_; }
-
- private:
-  hid_t id_;
-};
-
-// Whether every link along the absolute path ("/a/b/c") exists.
-bool link_exists(hid_t file, const std::string& path) {
-  for (std::size_t pos = path.find('/', 1);; pos = path.find('/', pos + 1)) {
-    const std::string prefix = path.substr(0, pos);
-    if (H5Lexists(file, prefix.c_str(), H5P_DEFAULT) <= 0) return false;
-    if (pos == std::string::npos) return true;
-  }
-}
-
-bool attribute_exists(hid_t file, const std::string& obj, const std::string& name) {
-  if (obj != "/" && !link_exists(file, obj)) return false;
-  return H5Aexists_by_name(file, obj.c_str(), name.c_str(), H5P_DEFAULT) > 0;
-}
-
-// Reads a scalar attribute converted to mem_type; throws when absent.
-void read_attribute(hid_t file, const std::string& obj, const std::string& name, hid_t mem_type, void* out) {
-  if (!attribute_exists(file, obj, name)) throw std::runtime_error("no attribute " + obj + "@" + name);
-  const hid_t a = H5Aopen_by_name(file, obj.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
-  const herr_t rc = H5Aread(a, mem_type, out);
-  H5Aclose(a);
-  if (rc < 0) throw std::runtime_error("cannot read attribute " + obj + "@" + name);
-}
-
-int attr_int(hid_t file, const std::string& obj, const std::string& name) {
-  int v = 0;
-  read_attribute(file, obj, name, H5T_NATIVE_INT, &v);
-  return v;
-}
-
-double attr_double(hid_t file, const std::string& obj, const std::string& name) {
-  double v = 0;
-  read_attribute(file, obj, name, H5T_NATIVE_DOUBLE, &v);
-  return v;
-}
-
-// h5py bool attribute: checks it is a 1-byte enum and returns its raw value.
-int attr_bool(hid_t file, const std::string& obj, const std::string& name) {
-  if (!attribute_exists(file, obj, name)) throw std::runtime_error("no attribute " + obj + "@" + name);
-  const hid_t a = H5Aopen_by_name(file, obj.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
-  const hid_t t = H5Aget_type(a);
-  const bool is_enum8 = H5Tget_class(t) == H5T_ENUM && H5Tget_size(t) == 1;
-  std::int8_t v = -1;
-  const herr_t rc = is_enum8 ? H5Aread(a, t, &v) : -1;
-  H5Tclose(t);
-  H5Aclose(a);
-  if (!is_enum8) throw std::runtime_error("attribute " + obj + "@" + name + " is not an int8 enum");
-  if (rc < 0) throw std::runtime_error("cannot read attribute " + obj + "@" + name);
-  return v;
-}
-
-std::vector<hsize_t> dataset_dims(hid_t file, const std::string& path) {
-  if (!link_exists(file, path)) throw std::runtime_error("no dataset " + path);
-  const hid_t d = H5Dopen2(file, path.c_str(), H5P_DEFAULT);
-  const hid_t s = H5Dget_space(d);
-  const int rank = H5Sget_simple_extent_ndims(s);
-  std::vector<hsize_t> dims(rank > 0 ? rank : 0);
-  if (rank > 0) H5Sget_simple_extent_dims(s, dims.data(), nullptr);
-  H5Sclose(s);
-  H5Dclose(d);
-  return dims;
-}
-
-// The dataset's bytes exactly as stored (read with its own file type).
-std::vector<unsigned char> dataset_bytes(hid_t file, const std::string& path) {
-  if (!link_exists(file, path)) throw std::runtime_error("no dataset " + path);
-  const hid_t d = H5Dopen2(file, path.c_str(), H5P_DEFAULT);
-  const hid_t t = H5Dget_type(d);
-  const hid_t s = H5Dget_space(d);
-  const hssize_t n = H5Sget_simple_extent_npoints(s);
-  std::vector<unsigned char> bytes(static_cast<std::size_t>(n) * H5Tget_size(t));
-  const herr_t rc = H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data());
-  H5Sclose(s);
-  H5Tclose(t);
-  H5Dclose(d);
-  if (rc < 0) throw std::runtime_error("cannot read dataset " + path);
-  return bytes;
-}
-
-// Class of a dataset's type and its member names (compound types).
-struct TypeInfo {
-  H5T_class_t cls = H5T_NO_CLASS;
-  std::vector<std::string> members;
-};
-
-TypeInfo dataset_type(hid_t file, const std::string& path) {
-  if (!link_exists(file, path)) throw std::runtime_error("no dataset " + path);
-  const hid_t d = H5Dopen2(file, path.c_str(), H5P_DEFAULT);
-  const hid_t t = H5Dget_type(d);
-  TypeInfo info;
-  info.cls = H5Tget_class(t);
-  if (info.cls == H5T_COMPOUND) {
-    for (int k = 0; k < H5Tget_nmembers(t); ++k) {
-      char* name = H5Tget_member_name(t, k);
-      info.members.emplace_back(name);
-      H5free_memory(name);
-    }
-  }
-  H5Tclose(t);
-  H5Dclose(d);
-  return info;
-}
-
-void reclaim(hid_t type, hid_t space, void* buf) {
-#if H5_VERSION_GE(1, 12, 0)
-  H5Treclaim(type, space, H5P_DEFAULT, buf);
-#else
-  H5Dvlen_reclaim(type, space, H5P_DEFAULT, buf);
-#endif
-}
-
-hid_t vlen_string_type() {
-  const hid_t t = H5Tcopy(H5T_C_S1);
-  H5Tset_size(t, H5T_VARIABLE);
-  H5Tset_cset(t, H5T_CSET_UTF8);
-  return t;
-}
-
-// A scalar variable-length string dataset.
-std::string dataset_string(hid_t file, const std::string& path) {
-  if (!link_exists(file, path)) throw std::runtime_error("no dataset " + path);
-  const hid_t d = H5Dopen2(file, path.c_str(), H5P_DEFAULT);
-  const hid_t t = vlen_string_type();
-  const hid_t s = H5Dget_space(d);
-  char* p = nullptr;
-  const herr_t rc = H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &p);
-  const std::string value = (rc >= 0 && p != nullptr) ? std::string(p) : std::string();
-  if (rc >= 0) reclaim(t, s, &p);
-  H5Sclose(s);
-  H5Tclose(t);
-  H5Dclose(d);
-  if (rc < 0) throw std::runtime_error("cannot read dataset " + path + " as a string");
-  return value;
-}
-
-struct KernelRowRead {
-  char* name;
-  std::int64_t calls;
-  double bytes;
-};
-
-struct KernelRowCopy {
-  std::string name;
-  std::int64_t calls;
-  double bytes;
-};
-
-// The name, calls and bytes columns of /metrics/kernels.
-std::vector<KernelRowCopy> kernel_rows(hid_t file) {
-  const std::string path = "/metrics/kernels";
-  if (!link_exists(file, path)) throw std::runtime_error("no dataset " + path);
-  const hid_t str = vlen_string_type();
-  const hid_t mem = H5Tcreate(H5T_COMPOUND, sizeof(KernelRowRead));
-  H5Tinsert(mem, "name", HOFFSET(KernelRowRead, name), str);
-  H5Tinsert(mem, "calls", HOFFSET(KernelRowRead, calls), H5T_NATIVE_INT64);
-  H5Tinsert(mem, "bytes", HOFFSET(KernelRowRead, bytes), H5T_NATIVE_DOUBLE);
-  const hid_t d = H5Dopen2(file, path.c_str(), H5P_DEFAULT);
-  const hid_t s = H5Dget_space(d);
-  std::vector<KernelRowRead> raw(static_cast<std::size_t>(H5Sget_simple_extent_npoints(s)));
-  const herr_t rc = raw.empty() ? 0 : H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data());
-  std::vector<KernelRowCopy> rows;
-  if (rc >= 0) {
-    for (const KernelRowRead& r : raw) rows.push_back({r.name ? r.name : "", r.calls, r.bytes});
-    if (!raw.empty()) reclaim(mem, s, raw.data());
-  }
-  H5Sclose(s);
-  H5Dclose(d);
-  H5Tclose(mem);
-  H5Tclose(str);
-  if (rc < 0) throw std::runtime_error("cannot read " + path);
-  return rows;
-}
+using H5File = emprism::test::H5Reader;
 
 // ---- shared runs ----
 
@@ -539,11 +355,11 @@ TEST(Cli, ValidRunSolveIsConvergedWithTrueResidualWithinTol) {
   ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
   H5File f(run.output);
   ASSERT_GE(f.id(), 0);
-  EXPECT_EQ(attr_bool(f.id(), "/solves/pt", "converged"), 1);
-  const double res = attr_double(f.id(), "/solves/pt", "true_residual");
+  EXPECT_EQ(f.attr_bool("/solves/pt", "converged"), 1);
+  const double res = f.attr_double("/solves/pt", "true_residual");
   EXPECT_TRUE(std::isfinite(res));
   EXPECT_LE(res, 1e-6);
-  EXPECT_GT(attr_int(f.id(), "/solves/pt", "iterations"), 0);
+  EXPECT_GT(f.attr_int("/solves/pt", "iterations"), 0);
 }
 
 TEST(Cli, ValidRunSolutionHasShapeTZYXSpinColour) {
@@ -552,7 +368,7 @@ TEST(Cli, ValidRunSolutionHasShapeTZYXSpinColour) {
   H5File f(run.output);
   ASSERT_GE(f.id(), 0);
   // extents (Lx, Ly, Lz, Lt) = (2, 4, 6, 8)
-  EXPECT_EQ(dataset_dims(f.id(), "/solves/pt/solution"), (std::vector<hsize_t>{8, 6, 4, 2, 4, 3}));
+  EXPECT_EQ(f.dims("/solves/pt/solution"), (std::vector<hsize_t>{8, 6, 4, 2, 4, 3}));
 }
 
 TEST(Cli, ValidRunSolutionIsComplexCompoundRI) {
@@ -560,9 +376,10 @@ TEST(Cli, ValidRunSolutionIsComplexCompoundRI) {
   ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
   H5File f(run.output);
   ASSERT_GE(f.id(), 0);
-  const TypeInfo t = dataset_type(f.id(), "/solves/pt/solution");
-  EXPECT_EQ(t.cls, H5T_COMPOUND);
-  EXPECT_EQ(t.members, (std::vector<std::string>{"r", "i"}));
+  EXPECT_EQ(f.dataset_class("/solves/pt/solution"), H5T_COMPOUND);
+  std::vector<std::string> members;
+  for (const auto& field : f.compound_fields("/solves/pt/solution")) members.push_back(field.first);
+  EXPECT_EQ(members, (std::vector<std::string>{"r", "i"}));
 }
 
 TEST(Cli, ValidRunKernelTableHasEoCloverWithCallsAndBytes) {
@@ -570,15 +387,17 @@ TEST(Cli, ValidRunKernelTableHasEoCloverWithCallsAndBytes) {
   ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
   H5File f(run.output);
   ASSERT_GE(f.id(), 0);
-  const std::vector<KernelRowCopy> rows = kernel_rows(f.id());
+  const std::vector<std::string> names = f.text_column("/metrics/kernels", "name");
+  const std::vector<std::int64_t> calls = f.int_column("/metrics/kernels", "calls");
+  const std::vector<double> bytes = f.double_column("/metrics/kernels", "bytes");
   int found = 0;
-  for (const KernelRowCopy& r : rows) {
-    if (r.name != "eo_clover") continue;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] != "eo_clover") continue;
     ++found;
-    EXPECT_GT(r.calls, 0);
-    EXPECT_GT(r.bytes, 0.0);
+    EXPECT_GT(calls[i], 0);
+    EXPECT_GT(bytes[i], 0.0);
   }
-  EXPECT_EQ(found, 1) << "rows named eo_clover in /metrics/kernels (" << rows.size() << " rows)";
+  EXPECT_EQ(found, 1) << "rows named eo_clover in /metrics/kernels (" << names.size() << " rows)";
 }
 
 TEST(Cli, ValidRunGaugeHasPlaquetteAttribute) {
@@ -586,10 +405,10 @@ TEST(Cli, ValidRunGaugeHasPlaquetteAttribute) {
   ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
   H5File f(run.output);
   ASSERT_GE(f.id(), 0);
-  const double p = attr_double(f.id(), "/gauge", "plaquette");
+  const double p = f.attr_double("/gauge", "plaquette");
   EXPECT_TRUE(std::isfinite(p));
   EXPECT_LE(std::fabs(p), 1.0);
-  EXPECT_FALSE(link_exists(f.id(), "/gauge/links")) << "links are written only with output.write_gauge = true";
+  EXPECT_FALSE(f.exists("/gauge/links")) << "links are written only with output.write_gauge = true";
 }
 
 TEST(Cli, ValidRunInputDatasetHoldsTheTomlText) {
@@ -597,7 +416,7 @@ TEST(Cli, ValidRunInputDatasetHoldsTheTomlText) {
   ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
   H5File f(run.output);
   ASSERT_GE(f.id(), 0);
-  EXPECT_EQ(dataset_string(f.id(), "/input"), run.input_text);
+  EXPECT_EQ(f.string_data("/input"), run.input_text);
 }
 
 // ---- dry run ----
@@ -699,7 +518,7 @@ TEST(Cli, OverwriteTrueReplacesTheExistingFile) {
   EXPECT_GT(H5Fis_hdf5(dir.file(kOutputName).c_str()), 0);
   H5File f(dir.file(kOutputName));
   ASSERT_GE(f.id(), 0);
-  EXPECT_TRUE(link_exists(f.id(), "/solves/pt/solution"));
+  EXPECT_TRUE(f.exists("/solves/pt/solution"));
   EXPECT_TRUE(temporary_files(dir).empty());
 }
 
@@ -717,11 +536,11 @@ TEST(Cli, UnconvergedSolveRecordsConvergedFalseWithinMaxIter) {
   ASSERT_EQ(run.result.exit_code, 3) << describe(run.result);
   H5File f(run.output);
   ASSERT_GE(f.id(), 0);
-  EXPECT_EQ(attr_bool(f.id(), "/solves/pt", "converged"), 0);
-  const int iterations = attr_int(f.id(), "/solves/pt", "iterations");
+  EXPECT_EQ(f.attr_bool("/solves/pt", "converged"), 0);
+  const int iterations = f.attr_int("/solves/pt", "iterations");
   EXPECT_GE(iterations, 0);
   EXPECT_LE(iterations, 2) << "restarts count toward the same max_iter";
-  EXPECT_GT(attr_double(f.id(), "/solves/pt", "true_residual"), 1e-12);
+  EXPECT_GT(f.attr_double("/solves/pt", "true_residual"), 1e-12);
 }
 
 // Runs in with tol 1e-10 and returns the true_residual attribute of /solves/pt (NaN when the run failed).
@@ -735,9 +554,8 @@ double true_residual_at_tol_1e10(const std::string& precision) {
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   if (!fs::exists(dir.file(kOutputName))) return std::nan("");
   H5File f(dir.file(kOutputName));
-  if (f.id() < 0) return std::nan("");
-  EXPECT_EQ(attr_bool(f.id(), "/solves/pt", "converged"), 1);
-  return attr_double(f.id(), "/solves/pt", "true_residual");
+  EXPECT_EQ(f.attr_bool("/solves/pt", "converged"), 1);
+  return f.attr_double("/solves/pt", "true_residual");
 }
 
 TEST(Cli, DoublePrecisionMeetsTol1e10) {
@@ -762,7 +580,7 @@ TEST(Cli, WriteGaugeWritesLinksWithShapeTZYXMuRowCol) {
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   H5File f(dir.file(kOutputName));
   ASSERT_GE(f.id(), 0);
-  EXPECT_EQ(dataset_dims(f.id(), "/gauge/links"), (std::vector<hsize_t>{8, 6, 4, 2, 4, 3, 3}));
+  EXPECT_EQ(f.dims("/gauge/links"), (std::vector<hsize_t>{8, 6, 4, 2, 4, 3, 3}));
 }
 
 TEST(Cli, SameInputTwiceGivesBitwiseIdenticalSolutions) {
@@ -782,7 +600,7 @@ TEST(Cli, SameInputTwiceGivesBitwiseIdenticalSolutions) {
   ASSERT_GE(first.id(), 0);
   ASSERT_GE(second.id(), 0);
   for (const char* path : {"/solves/pt/solution", "/solves/noise/solution"}) {
-    const std::vector<unsigned char> a = dataset_bytes(first.id(), path), b = dataset_bytes(second.id(), path);
+    const std::vector<unsigned char> a = first.bytes(path), b = second.bytes(path);
     EXPECT_FALSE(a.empty()) << path;
     EXPECT_TRUE(a == b) << path << " differs between two runs of the same input";
   }
@@ -815,8 +633,8 @@ TEST(Cli, HeatbathEnsembleIsWrittenCheckedAndSolvedOn) {
   const RunResult solve = run_program(dir, {"solve.toml"});
   ASSERT_EQ(solve.exit_code, 0) << describe(solve);
   H5File f(dir.file("s.h5"));
-  EXPECT_EQ(attr_bool(f.id(), "/solves/p", "converged"), 1);
-  EXPECT_LE(attr_double(f.id(), "/solves/p", "true_residual"), 1e-10);
+  EXPECT_EQ(f.attr_bool("/solves/p", "converged"), 1);
+  EXPECT_LE(f.attr_double("/solves/p", "true_residual"), 1e-10);
 }
 
 TEST(Cli, GaugeInfoOnAFileOfNoKnownFormatExitsTwo) {
@@ -851,15 +669,15 @@ TEST(Cli, PropagatorWritesTheColumnsAndTheCorrelators) {
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   H5File f(dir.file(kOutputName));
   ASSERT_GE(f.id(), 0);
-  EXPECT_EQ(dataset_dims(f.id(), "/solves/prop/propagator"), (std::vector<hsize_t>{4, 3, 8, 4, 4, 4, 4, 3}));
-  EXPECT_EQ(dataset_dims(f.id(), "/correlators/prop/pion"), (std::vector<hsize_t>{8}));
-  EXPECT_EQ(dataset_dims(f.id(), "/correlators/prop/p1_0_0/axial"), (std::vector<hsize_t>{8}));
-  EXPECT_TRUE(link_exists(f.id(), "/correlators/prop/pcac_mass"));
-  EXPECT_FALSE(link_exists(f.id(), "/correlators/prop/rho"));
-  EXPECT_EQ(attr_bool(f.id(), "/solves/prop", "converged"), 1);
-  EXPECT_EQ(attr_bool(f.id(), "/solves/prop", "complete"), 1);
-  EXPECT_EQ(attr_bool(f.id(), "/solves/pt", "complete"), 1);
-  EXPECT_LE(attr_double(f.id(), "/solves/prop", "true_residual"), 1e-8);
+  EXPECT_EQ(f.dims("/solves/prop/propagator"), (std::vector<hsize_t>{4, 3, 8, 4, 4, 4, 4, 3}));
+  EXPECT_EQ(f.dims("/correlators/prop/pion"), (std::vector<hsize_t>{8}));
+  EXPECT_EQ(f.dims("/correlators/prop/p1_0_0/axial"), (std::vector<hsize_t>{8}));
+  EXPECT_TRUE(f.exists("/correlators/prop/pcac_mass"));
+  EXPECT_FALSE(f.exists("/correlators/prop/rho"));
+  EXPECT_EQ(f.attr_bool("/solves/prop", "converged"), 1);
+  EXPECT_EQ(f.attr_bool("/solves/prop", "complete"), 1);
+  EXPECT_EQ(f.attr_bool("/solves/pt", "complete"), 1);
+  EXPECT_LE(f.attr_double("/solves/prop", "true_residual"), 1e-8);
 }
 
 TEST(Cli, KilledRunLeavesThePartialFileWithItsCompleteSolves) {
@@ -873,8 +691,8 @@ TEST(Cli, KilledRunLeavesThePartialFileWithItsCompleteSolves) {
   ASSERT_TRUE(fs::exists(dir.file("out.h5.partial")));
   H5File f(dir.file("out.h5.partial"));
   ASSERT_GE(f.id(), 0) << "the partial file of a killed run must be readable";
-  EXPECT_EQ(attr_bool(f.id(), "/solves/pt", "complete"), 1);
-  EXPECT_FALSE(link_exists(f.id(), "/solves/prop"));
+  EXPECT_EQ(f.attr_bool("/solves/pt", "complete"), 1);
+  EXPECT_FALSE(f.exists("/solves/prop"));
 }
 
 // Writes `in` with the two solves of kTwoSolves into dir and runs it until the test hook kills it after the first
@@ -927,10 +745,10 @@ TEST(Cli, ResumeSolvesOnlyWhatIsMissingAndRenamesTheFile) {
   EXPECT_TRUE(temporary_files(dir).empty());
   H5File f(dir.file(kOutputName));
   ASSERT_GE(f.id(), 0);
-  EXPECT_EQ(attr_bool(f.id(), "/solves/pt", "complete"), 1);
-  EXPECT_EQ(attr_bool(f.id(), "/solves/prop", "complete"), 1);
-  EXPECT_TRUE(link_exists(f.id(), "/correlators/prop/pion"));
-  EXPECT_TRUE(link_exists(f.id(), "/metrics/kernels"));
+  EXPECT_EQ(f.attr_bool("/solves/pt", "complete"), 1);
+  EXPECT_EQ(f.attr_bool("/solves/prop", "complete"), 1);
+  EXPECT_TRUE(f.exists("/correlators/prop/pion"));
+  EXPECT_TRUE(f.exists("/metrics/kernels"));
 }
 
 TEST(Cli, ResumeOnACompleteFileOfTheSameInputDoesNothing) {

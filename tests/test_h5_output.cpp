@@ -22,6 +22,7 @@
 #include "src/run/checkpoint.hpp"
 #include "src/run/config.hpp"
 #include "src/run/schema.hpp"
+#include "tests/support/h5_reader.hpp"
 
 namespace emprism::run {
 namespace {
@@ -141,180 +142,10 @@ void write_full(const std::string& path, bool overwrite = false, OutputIo mode =
   out.commit();
 }
 
-// ---- reading back with the C API ----
+// ---- reading back: the tests' HDF5 reader (tests/support/h5_reader.hpp) ----
 
-struct H {  // closes any HDF5 identifier
-  hid_t id;
-  explicit H(hid_t i) : id(i) {}
-  ~H() {
-    if (id >= 0) H5Idec_ref(id);
-  }
-  H(const H&) = delete;
-  H& operator=(const H&) = delete;
-};
-
-class Reader {
- public:
-  explicit Reader(const std::string& path) : file_(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)) {}
-  hid_t id() const { return file_.id; }
-
-  bool exists(const std::string& path) const { return H5Oexists_by_name(file_.id, path.c_str(), H5P_DEFAULT) > 0; }
-
-  bool has_attr(const std::string& obj, const std::string& name) const {
-    return H5Aexists_by_name(file_.id, obj.c_str(), name.c_str(), H5P_DEFAULT) > 0;
-  }
-
-  std::string attr_string(const std::string& obj, const std::string& name) const {
-    H a(H5Aopen_by_name(file_.id, obj.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
-    EXPECT_GE(a.id, 0) << obj << "@" << name;
-    H ftype(H5Aget_type(a.id));
-    EXPECT_EQ(H5Tis_variable_str(ftype.id), 1) << obj << "@" << name;
-    EXPECT_EQ(H5Tget_cset(ftype.id), H5T_CSET_UTF8) << obj << "@" << name;
-    H mtype(vlen_string());
-    char* p = nullptr;
-    EXPECT_GE(H5Aread(a.id, mtype.id, &p), 0);
-    std::string s = p ? p : "<null>";
-    H5free_memory(p);
-    return s;
-  }
-
-  template <typename T>
-  std::vector<T> attr_values(const std::string& obj, const std::string& name, hid_t mem_type) const {
-    H a(H5Aopen_by_name(file_.id, obj.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
-    EXPECT_GE(a.id, 0) << obj << "@" << name;
-    H space(H5Aget_space(a.id));
-    std::vector<T> v(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.id)));
-    EXPECT_GE(H5Aread(a.id, mem_type, v.data()), 0);
-    return v;
-  }
-
-  double attr_double(const std::string& obj, const std::string& name) const {
-    EXPECT_EQ(attr_class(obj, name), H5T_FLOAT);
-    EXPECT_EQ(attr_size(obj, name), 8u);
-    auto v = attr_values<double>(obj, name, H5T_NATIVE_DOUBLE);
-    EXPECT_EQ(v.size(), 1u);
-    return v.empty() ? -1 : v[0];
-  }
-
-  std::vector<int> attr_ints(const std::string& obj, const std::string& name) const {
-    EXPECT_EQ(attr_class(obj, name), H5T_INTEGER);
-    EXPECT_EQ(attr_size(obj, name), 4u);
-    return attr_values<int>(obj, name, H5T_NATIVE_INT);
-  }
-
-  H5T_class_t attr_class(const std::string& obj, const std::string& name) const {
-    H a(H5Aopen_by_name(file_.id, obj.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
-    H t(H5Aget_type(a.id));
-    return H5Tget_class(t.id);
-  }
-  size_t attr_size(const std::string& obj, const std::string& name) const {
-    H a(H5Aopen_by_name(file_.id, obj.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
-    H t(H5Aget_type(a.id));
-    return H5Tget_size(t.id);
-  }
-
-  // Reads an h5py bool attribute; fails the test unless it is enum {FALSE=0, TRUE=1} of int8, scalar.
-  int attr_bool(const std::string& obj, const std::string& name) const {
-    H a(H5Aopen_by_name(file_.id, obj.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
-    H t(H5Aget_type(a.id));
-    EXPECT_TRUE(is_h5py_bool(t.id)) << obj << "@" << name;
-    H space(H5Aget_space(a.id));
-    EXPECT_EQ(H5Sget_simple_extent_type(space.id), H5S_SCALAR);
-    std::int8_t v = -1;
-    EXPECT_GE(H5Aread(a.id, H5T_NATIVE_INT8, &v), 0);
-    return v;
-  }
-
-  static bool is_h5py_bool(hid_t t) {
-    if (H5Tget_class(t) != H5T_ENUM || H5Tget_nmembers(t) != 2) return false;
-    H base(H5Tget_super(t));
-    if (H5Tget_size(base.id) != 1 || H5Tget_sign(base.id) != H5T_SGN_2) return false;
-    for (unsigned i = 0; i < 2; ++i) {
-      char* name = H5Tget_member_name(t, i);
-      std::int8_t value = -1;
-      H5Tget_member_value(t, i, &value);
-      const bool ok =
-          name && ((std::strcmp(name, "FALSE") == 0 && value == 0) || (std::strcmp(name, "TRUE") == 0 && value == 1));
-      H5free_memory(name);
-      if (!ok) return false;
-    }
-    return true;
-  }
-
-  std::vector<hsize_t> dims(const std::string& path) const {
-    H d(H5Dopen2(file_.id, path.c_str(), H5P_DEFAULT));
-    EXPECT_GE(d.id, 0) << path;
-    H space(H5Dget_space(d.id));
-    std::vector<hsize_t> out(static_cast<std::size_t>(std::max(0, H5Sget_simple_extent_ndims(space.id))));
-    H5Sget_simple_extent_dims(space.id, out.data(), nullptr);
-    return out;
-  }
-
-  // Type of a complex dataset: checks it is h5py's compound {r, i} of floats of `real_size` bytes.
-  void expect_complex_type(const std::string& path, size_t real_size) const {
-    H d(H5Dopen2(file_.id, path.c_str(), H5P_DEFAULT));
-    H t(H5Dget_type(d.id));
-    ASSERT_EQ(H5Tget_class(t.id), H5T_COMPOUND) << path;
-    ASSERT_EQ(H5Tget_nmembers(t.id), 2) << path;
-    EXPECT_EQ(H5Tget_size(t.id), 2 * real_size) << path;
-    const char* expected[] = {"r", "i"};
-    for (unsigned m = 0; m < 2; ++m) {
-      char* name = H5Tget_member_name(t.id, m);
-      EXPECT_STREQ(name, expected[m]) << path;
-      H5free_memory(name);
-      EXPECT_EQ(H5Tget_member_offset(t.id, m), m * real_size) << path;
-      H mt(H5Tget_member_type(t.id, m));
-      EXPECT_EQ(H5Tget_class(mt.id), H5T_FLOAT) << path;
-      EXPECT_EQ(H5Tget_size(mt.id), real_size) << path;
-    }
-  }
-
-  std::vector<cplx> complex_data(const std::string& path) const {
-    H d(H5Dopen2(file_.id, path.c_str(), H5P_DEFAULT));
-    EXPECT_GE(d.id, 0) << path;
-    H space(H5Dget_space(d.id));
-    std::vector<cplx> v(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.id)));
-    H mt(H5Tcreate(H5T_COMPOUND, sizeof(cplx)));
-    H5Tinsert(mt.id, "r", 0, H5T_NATIVE_DOUBLE);
-    H5Tinsert(mt.id, "i", sizeof(double), H5T_NATIVE_DOUBLE);
-    EXPECT_GE(H5Dread(d.id, mt.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0) << path;
-    return v;
-  }
-
-  std::vector<double> double_data(const std::string& path) const {
-    H d(H5Dopen2(file_.id, path.c_str(), H5P_DEFAULT));
-    H t(H5Dget_type(d.id));
-    EXPECT_EQ(H5Tget_class(t.id), H5T_FLOAT);
-    EXPECT_EQ(H5Tget_size(t.id), 8u);
-    H space(H5Dget_space(d.id));
-    std::vector<double> v(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.id)));
-    EXPECT_GE(H5Dread(d.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0);
-    return v;
-  }
-
-  static hid_t vlen_string() {
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, H5T_VARIABLE);
-    H5Tset_cset(t, H5T_CSET_UTF8);
-    return t;
-  }
-
- private:
-  H file_;
-};
-
-// Field names and classes of a compound dataset, in order.
-std::vector<std::pair<std::string, H5T_class_t>> compound_fields(const Reader& r, const std::string& path) {
-  H d(H5Dopen2(r.id(), path.c_str(), H5P_DEFAULT));
-  H t(H5Dget_type(d.id));
-  std::vector<std::pair<std::string, H5T_class_t>> out;
-  for (int m = 0; m < H5Tget_nmembers(t.id); ++m) {
-    char* name = H5Tget_member_name(t.id, static_cast<unsigned>(m));
-    out.emplace_back(name, H5Tget_member_class(t.id, static_cast<unsigned>(m)));
-    H5free_memory(name);
-  }
-  return out;
-}
+using H = emprism::test::H5Id;
+using Reader = emprism::test::H5Reader;
 
 // ---- fixture ----
 
@@ -380,7 +211,7 @@ TEST_F(H5Output, InputIsScalarUtf8StringWithTheTomlText) {
   H ftype(H5Dget_type(d.id));
   EXPECT_EQ(H5Tis_variable_str(ftype.id), 1);
   EXPECT_EQ(H5Tget_cset(ftype.id), H5T_CSET_UTF8);
-  H mtype(Reader::vlen_string());
+  H mtype(emprism::test::vlen_utf8_type());
   char* p = nullptr;
   ASSERT_GE(H5Dread(d.id, mtype.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, &p), 0);
   ASSERT_NE(p, nullptr);
@@ -403,7 +234,7 @@ TEST_F(H5Output, GaugeLinksHaveNaturalOrderShapeAndExactValues) {
   write_full(path_);
   Reader r(path_);
   EXPECT_EQ(r.dims("/gauge/links"), field_dims({4, 3, 3}));
-  r.expect_complex_type("/gauge/links", 8);
+  r.expect_complex("/gauge/links", 8);
   EXPECT_EQ(r.complex_data("/gauge/links"), make_gauge().links);
 }
 
@@ -472,7 +303,7 @@ TEST_F(H5Output, SinglePrecisionFieldsAreFloat32ComplexWithExactValues) {
     const std::string path = std::string("/solves/single_point/") + field;
     SCOPED_TRACE(path);
     EXPECT_EQ(r.dims(path), field_dims({4, 3}));
-    r.expect_complex_type(path, 4);
+    r.expect_complex(path, 4);
     EXPECT_EQ(r.complex_data(path), std::string(field) == "solution" ? e.solution : e.source);
   }
 }
@@ -485,7 +316,7 @@ TEST_F(H5Output, DoublePrecisionFieldsAreFloat64ComplexWithExactValues) {
     const std::string path = std::string("/solves/double_wave/") + field;
     SCOPED_TRACE(path);
     EXPECT_EQ(r.dims(path), field_dims({4, 3}));
-    r.expect_complex_type(path, 8);
+    r.expect_complex(path, 8);
     EXPECT_EQ(r.complex_data(path), std::string(field) == "solution" ? e.solution : e.source);
   }
 }
@@ -590,7 +421,7 @@ TEST_F(H5Output, KernelTableHasTheNamedFieldsInOrder) {
       {"bytes", H5T_FLOAT},       {"gbs", H5T_FLOAT},           {"percent_of_peak", H5T_FLOAT},
       {"registers", H5T_INTEGER}, {"spill_bytes", H5T_INTEGER}, {"shared_bytes", H5T_INTEGER},
       {"block", H5T_INTEGER},     {"occupancy", H5T_FLOAT}};
-  EXPECT_EQ(compound_fields(r, "/metrics/kernels"), expected);
+  EXPECT_EQ(r.compound_fields("/metrics/kernels"), expected);
   EXPECT_EQ(r.dims("/metrics/kernels"), (std::vector<hsize_t>{3}));
 }
 
@@ -605,7 +436,7 @@ struct KernelRowIn {
 TEST_F(H5Output, KernelTableRowsRoundTrip) {
   write_full(path_);
   Reader r(path_);
-  H str(Reader::vlen_string());
+  H str(emprism::test::vlen_utf8_type());
   H mt(H5Tcreate(H5T_COMPOUND, sizeof(KernelRowIn)));
   H5Tinsert(mt.id, "name", HOFFSET(KernelRowIn, name), str.id);
   H5Tinsert(mt.id, "calls", HOFFSET(KernelRowIn, calls), H5T_NATIVE_INT64);
@@ -651,7 +482,7 @@ TEST_F(H5Output, RankTableRoundTrip) {
   Reader r(path_);
   const std::vector<std::pair<std::string, H5T_class_t>> expected = {
       {"rank", H5T_INTEGER}, {"compute_s", H5T_FLOAT}, {"halo_wait_s", H5T_FLOAT}, {"reduction_s", H5T_FLOAT}};
-  ASSERT_EQ(compound_fields(r, "/metrics/ranks"), expected);
+  ASSERT_EQ(r.compound_fields("/metrics/ranks"), expected);
   EXPECT_EQ(r.dims("/metrics/ranks"), (std::vector<hsize_t>{2}));
   H mt(H5Tcreate(H5T_COMPOUND, sizeof(RankTimes)));
   H5Tinsert(mt.id, "rank", HOFFSET(RankTimes, rank), H5T_NATIVE_INT);
@@ -846,7 +677,7 @@ TEST_F(H5Output, PropagatorColumnsLandAtTheirSourceSpinAndColour) {
   }
   Reader r(path_);
   EXPECT_EQ(r.dims("/solves/prop/propagator"), (std::vector<hsize_t>{4, 3, 6, 2, 2, 4, 4, 3}));
-  r.expect_complex_type("/solves/prop/propagator", 8);
+  r.expect_complex("/solves/prop/propagator", 8);
   const std::vector<cplx> all = r.complex_data("/solves/prop/propagator");
   for (int k = 0; k < 12; ++k)
     for (std::size_t i = 0; i < kVolume * 12; ++i) ASSERT_EQ(all[k * kVolume * 12 + i], cols[k][i]) << k << " " << i;
@@ -860,7 +691,7 @@ TEST_F(H5Output, PropagatorAttributesSumTheColumns) {
     out.commit();
   }
   Reader r(path_);
-  r.expect_complex_type("/solves/prop/propagator", 4);
+  r.expect_complex("/solves/prop/propagator", 4);
   EXPECT_EQ(r.attr_string("/solves/prop", "source_kind"), "propagator");
   EXPECT_EQ(r.attr_ints("/solves/prop", "iterations"), std::vector<int>{12 * 10 + 66});
   EXPECT_EQ(r.attr_ints("/solves/prop", "restarts"), std::vector<int>{6});
@@ -896,7 +727,7 @@ TEST_F(H5Output, CorrelatorsLayout) {
   }
   Reader r(path_);
   EXPECT_EQ(r.dims("/correlators/prop/pion"), (std::vector<hsize_t>{6}));
-  r.expect_complex_type("/correlators/prop/pion", 8);
+  r.expect_complex("/correlators/prop/pion", 8);
   EXPECT_EQ(r.complex_data("/correlators/prop/pion")[2], cplx(3.0, -2.0));
   EXPECT_EQ(r.complex_data("/correlators/prop/p1_0_-1/axial")[2], cplx(12.0, -2.0));
   EXPECT_EQ(r.attr_string("/correlators/prop/axial", "gamma_sink"), "g4g5");
@@ -1063,7 +894,7 @@ TEST_F(H5Output, CollectiveNeedsParallelHdf5ElseWritesTheSameContent) {
                             "/solves/double_wave/solution", "/solves/double_wave/source"}) {
     SCOPED_TRACE(field);
     EXPECT_EQ(c.dims(field), g.dims(field));
-    c.expect_complex_type(field, std::string(field).find("single") != std::string::npos ? 4 : 8);
+    c.expect_complex(field, std::string(field).find("single") != std::string::npos ? 4 : 8);
     EXPECT_EQ(c.complex_data(field), g.complex_data(field));
   }
   EXPECT_EQ(c.double_data("/solves/double_wave/residual_history"), make_solve("d", false, 100.0).residual_history);
@@ -1073,13 +904,13 @@ TEST_F(H5Output, CollectiveNeedsParallelHdf5ElseWritesTheSameContent) {
   EXPECT_EQ(c.dims("/metrics/ranks"), (std::vector<hsize_t>{2}));
   // /input and /metrics/kernels hold variable-length strings: written by commit() after the MPI-IO file closed.
   H d(H5Dopen2(c.id(), "/input", H5P_DEFAULT));
-  H mtype(Reader::vlen_string());
+  H mtype(emprism::test::vlen_utf8_type());
   char* p = nullptr;
   ASSERT_GE(H5Dread(d.id, mtype.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, &p), 0);
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(std::string(p), std::string(kToml));
   H5free_memory(p);
-  H str(Reader::vlen_string());
+  H str(emprism::test::vlen_utf8_type());
   H kt(H5Tcreate(H5T_COMPOUND, sizeof(char*)));
   H5Tinsert(kt.id, "name", 0, str.id);
   H k(H5Dopen2(c.id(), "/metrics/kernels", H5P_DEFAULT));

@@ -14,7 +14,7 @@
 # Each run (`timeout 60 mpiexec -n N`) must exit with code 2 (not 124 = a hang, not > 128 = a signal, not 1 =
 # an abort), print exactly one line containing "ERROR" over stdout and stderr together (in stderr), and leave
 # no output file (nor its temporary) behind. H5_COMPARE is not used; it is taken so that both MPI scripts share
-# one command line. Environment: MPIEXEC (default mpiexec), MPIEXEC_FLAGS (default --oversubscribe).
+# one command line. Ranks are started by tests/support/mpirun.sh (MPIEXEC, MPIEXEC_FLAGS).
 # Exit 0 when every case behaves, 1 otherwise (each problem on one line starting with FAIL), 2 for a bad
 # command line.
 # Who may call: ctest (label mpi) and people; WORK_DIR/bad_decomposition is deleted and re-created.
@@ -33,9 +33,7 @@ mkdir -p "$3"
 work=$(realpath "$3")/bad_decomposition
 rm -rf "$work"
 mkdir -p "$work"
-mpiexec_cmd=${MPIEXEC:-mpiexec}
-read -r -a mpiexec_flags <<< "${MPIEXEC_FLAGS-"--oversubscribe"}"
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+mpirun=$(cd "$(dirname "${BASH_SOURCE[0]}")/../support" && pwd)/mpirun.sh  # MPIEXEC, MPIEXEC_FLAGS
 
 failures=0
 fail() {
@@ -65,7 +63,7 @@ EOF
   } > "$dir/input.toml"
 
   local rc=0
-  (cd "$dir" && timeout 60 "$mpiexec_cmd" -n "$n" "${mpiexec_flags[@]}" "$emprism" input.toml \
+  (cd "$dir" && timeout 60 "$mpirun" "$n" "$emprism" input.toml \
     > stdout.txt 2> stderr.txt) || rc=$?
   local problems=$failures
   if [[ $rc -eq 124 ]]; then

@@ -12,8 +12,8 @@
 # differs by construction, so only its presence and type are compared). When the build has no collective
 # output (parallel HDF5), the first "collective" run must exit 2 with one ERROR line naming output.io; the
 # collective runs are then skipped. Every mpiexec runs under `timeout 120` (exit 124 = a hang).
-# Environment: MPIEXEC (default mpiexec) and MPIEXEC_FLAGS (default --oversubscribe); for Open MPI as root set
-# OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1. Exit 0 when everything agrees, 1 otherwise (each
+# Ranks are started by tests/support/mpirun.sh (environment: MPIEXEC, default mpiexec, and MPIEXEC_FLAGS, default
+# --oversubscribe). Exit 0 when everything agrees, 1 otherwise (each
 # problem on one line starting with FAIL), 2 for a bad command line.
 # Who may call: ctest (label mpi) and people; WORK_DIR/rank_independence is deleted and re-created.
 set -euo pipefail
@@ -34,9 +34,7 @@ mkdir -p "$3"
 work=$(realpath "$3")/rank_independence
 rm -rf "$work"
 mkdir -p "$work"
-mpiexec_cmd=${MPIEXEC:-mpiexec}
-read -r -a mpiexec_flags <<< "${MPIEXEC_FLAGS-"--oversubscribe"}"
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+mpirun=$(cd "$(dirname "${BASH_SOURCE[0]}")/../support" && pwd)/mpirun.sh  # MPIEXEC, MPIEXEC_FLAGS
 
 failures=0
 fail() {
@@ -90,7 +88,7 @@ EOF
 run() {
   local n=$1 name=$2
   rc=0
-  (cd "$work" && timeout 120 "$mpiexec_cmd" -n "$n" "${mpiexec_flags[@]}" "$emprism" "$name.toml" \
+  (cd "$work" && timeout 120 "$mpirun" "$n" "$emprism" "$name.toml" \
     > "$name.out" 2> "$name.err") || rc=$?
 }
 

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "src/physics/clover.hpp"
 #include "src/physics/dirac.hpp"
 #include "src/physics/sources.hpp"
+#include "tests/support/mpi_test.hpp"
 
 namespace {
 
@@ -34,14 +36,7 @@ using Cd = std::complex<double>;
 const Extents kGlobal{4, 8, 4, 12};
 const double kKappa = 0.118, kCsw = 1.2;
 const std::array<double, 4> kTheta{0.25, 0.0, 0.0, 3.14159265358979323846};
-int g_failures = 0;
-
-void check(bool ok, const std::string& what, int rank) {
-  if (!ok) {
-    ++g_failures;
-    if (rank == 0) std::fprintf(stderr, "FAILED: %s\n", what.c_str());
-  }
-}
+using emprism::test::check;
 
 struct Results {
   std::vector<Cd> m_double, m_single, x_double, x_single, x_mixed;
@@ -130,17 +125,12 @@ double rel_diff(const std::vector<Cd>& a, const std::vector<Cd>& b) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  MpiSession mpi(&argc, &argv);
-  Communicator comm;
-  if (argc < 5) {
-    if (comm.rank() == 0) std::fprintf(stderr, "usage: %s px py pz pt [force_mask]\n", argv[0]);
-    return 2;
-  }
-  const std::array<int, 4> procs{std::atoi(argv[1]), std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4])};
-  std::array<bool, 4> force{false, false, false, false};
-  if (argc > 5)
-    for (int mu = 0; mu < 4 && argv[5][mu]; ++mu) force[mu] = argv[5][mu] == '1';
+void run_mpi_test(emprism::test::MpiTest& test) {
+  using namespace emprism;
+  Communicator& comm = test.comm();
+  if (!test.procs()) throw std::invalid_argument("usage: test_distributed_mpi px py pz pt [force_mask]");
+  const std::array<int, 4> procs = *test.procs();
+  const std::array<bool, 4> force = test.force_halo();
   // One device per rank, by node-local rank (GPU backends; a no-op on the CPU).
   const int device = backend::select_device(comm.local_rank());
   std::printf("rank %d: %s (device %d)\n", comm.rank(), backend::device_name().c_str(), device);
@@ -150,7 +140,7 @@ int main(int argc, char** argv) {
   const Results dist = compute(comm, grid, geom);
   const Results again = compute(comm, grid, geom);
   check(dist.x_double == again.x_double && dist.x_single == again.x_single,
-        "two identical distributed solves are not bitwise identical", comm.rank());
+        "two identical distributed solves are not bitwise identical");
 
   const std::vector<Cd> md = gather(comm, geom, dist.m_double), ms = gather(comm, geom, dist.m_single),
                         xd = gather(comm, geom, dist.x_double), xs = gather(comm, geom, dist.x_single),
@@ -169,14 +159,10 @@ int main(int argc, char** argv) {
         "grid %s: M fp64 %.2e, M fp32 %.2e, x fp64 %.2e (%d vs %d it), x fp32 %.2e (%d vs %d it), "
         "x mixed %.2e\n",
         grid_str.c_str(), d_md, d_ms, d_xd, dist.it_double, one.it_double, d_xs, dist.it_single, one.it_single, d_xm);
-    check(d_md < 1e-12, "M fp64 differs from one rank", 0);
-    check(d_ms < 1e-6, "M fp32 differs from one rank", 0);
-    check(d_xd < 1e-12, "solution fp64 differs from one rank", 0);
-    check(d_xs < 1e-6, "solution fp32 differs from one rank", 0);
-    check(d_xm < 1e-12, "solution mixed differs from one rank", 0);
+    check(d_md < 1e-12, "M fp64 differs from one rank");
+    check(d_ms < 1e-6, "M fp32 differs from one rank");
+    check(d_xd < 1e-12, "solution fp64 differs from one rank");
+    check(d_xs < 1e-6, "solution fp32 differs from one rank");
+    check(d_xm < 1e-12, "solution mixed differs from one rank");
   }
-  int failures = g_failures;
-  MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (comm.rank() == 0) std::printf("%s\n", failures == 0 ? "PASSED" : "FAILED");
-  return failures == 0 ? 0 : 1;
 }

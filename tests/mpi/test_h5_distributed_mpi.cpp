@@ -13,11 +13,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <complex>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -25,6 +28,8 @@
 #include "src/run/checkpoint.hpp"
 #include "src/run/config.hpp"
 #include "src/run/schema.hpp"
+#include "tests/support/h5_reader.hpp"
+#include "tests/support/mpi_test.hpp"
 
 namespace {
 
@@ -51,18 +56,10 @@ using cplx = std::complex<double>;
 const std::array<int, 4> kGlobal = {4, 4, 4, 8};  // Lx, Ly, Lz, Lt
 const char kToml[] = "[lattice]\nextents = [4, 4, 4, 8]\n# distributed test\n";
 
-int g_rank = 0, g_size = 1, g_failures = 0;
+int g_rank = 0, g_size = 1;
+using emprism::test::check;
 
-const Communicator& world_comm() {
-  static const Communicator world(MPI_COMM_WORLD);
-  return world;
-}
-
-void check(bool ok, const std::string& what) {
-  if (ok) return;
-  ++g_failures;
-  std::fprintf(stderr, "[rank %d] FAIL: %s\n", g_rank, what.c_str());
-}
+const Communicator& world_comm() { return emprism::test::current_mpi_test().comm(); }
 
 // ---- the decomposition ----
 
@@ -195,50 +192,33 @@ void write_file(const std::string& path, OutputIo mode, const BlockLayout& b, co
   out.commit();
 }
 
-// ---- reading back (rank 0) ----
+// ---- reading back (rank 0), with the tests' HDF5 reader (tests/support/h5_reader.hpp) ----
 
-struct H {  // closes any HDF5 identifier
-  hid_t id;
-  explicit H(hid_t i) : id(i) {}
-  ~H() {
-    if (id >= 0) H5Idec_ref(id);
+using emprism::test::H5Reader;
+using H = emprism::test::H5Id;
+
+// Runs a read; a failure to read is a failed check (and the fallback value).
+template <typename F, typename T>
+auto read_or(F&& read, T fallback, const std::string& what) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const std::exception& e) {
+    check(false, what + ": " + e.what());
+    return fallback;
   }
-  H(const H&) = delete;
-  H& operator=(const H&) = delete;
-};
-
-hid_t vlen_string() {
-  hid_t t = H5Tcopy(H5T_C_S1);
-  H5Tset_size(t, H5T_VARIABLE);
-  H5Tset_cset(t, H5T_CSET_UTF8);
-  return t;
-}
-
-std::vector<hsize_t> dims_of(hid_t dset) {
-  H space(H5Dget_space(dset));
-  std::vector<hsize_t> d(static_cast<std::size_t>(std::max(0, H5Sget_simple_extent_ndims(space.id))));
-  H5Sget_simple_extent_dims(space.id, d.data(), nullptr);
-  return d;
 }
 
 // Checks a complex field dataset: shape [Lt][Lz][Ly][Lx]+inner, h5py complex of real_size bytes, every value.
-void check_field(hid_t file, const std::string& path, const std::vector<hsize_t>& inner, size_t real_size,
+void check_field(const H5Reader& r, const std::string& path, const std::vector<hsize_t>& inner, size_t real_size,
                  const std::vector<cplx>& expected) {
-  H d(H5Dopen2(file, path.c_str(), H5P_DEFAULT));
-  check(d.id >= 0, path + ": missing");
-  if (d.id < 0) return;
   std::vector<hsize_t> want = {hsize_t(kGlobal[3]), hsize_t(kGlobal[2]), hsize_t(kGlobal[1]), hsize_t(kGlobal[0])};
   want.insert(want.end(), inner.begin(), inner.end());
-  check(dims_of(d.id) == want, path + ": wrong shape");
-  H t(H5Dget_type(d.id));
-  check(H5Tget_class(t.id) == H5T_COMPOUND && H5Tget_nmembers(t.id) == 2 && H5Tget_size(t.id) == 2 * real_size,
-        path + ": not an h5py complex of " + std::to_string(real_size) + "-byte floats");
-  H mt(H5Tcreate(H5T_COMPOUND, sizeof(cplx)));
-  H5Tinsert(mt.id, "r", 0, H5T_NATIVE_DOUBLE);
-  H5Tinsert(mt.id, "i", sizeof(double), H5T_NATIVE_DOUBLE);
-  std::vector<cplx> got(expected.size());
-  if (dims_of(d.id) != want) return;
-  check(H5Dread(d.id, mt.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, got.data()) >= 0, path + ": read failed");
+  const std::vector<hsize_t> dims = read_or([&] { return r.dims(path); }, std::vector<hsize_t>{}, path);
+  check(dims == want, path + ": wrong shape");
+  if (dims != want) return;
+  read_or([&] { return (r.expect_complex(path, real_size), 0); }, 0, path);
+  const std::vector<cplx> got = read_or([&] { return r.complex_data(path); }, std::vector<cplx>{}, path);
+  if (got.size() != expected.size()) return;
   long bad = 0;
   for (std::size_t k = 0; k < expected.size(); ++k) {
     if (got[k] == expected[k]) continue;
@@ -252,115 +232,56 @@ void check_field(hid_t file, const std::string& path, const std::vector<hsize_t>
   check(bad == 0, path + ": " + std::to_string(bad) + " wrong elements");
 }
 
-std::string read_string_dataset(hid_t file, const std::string& path) {
-  H d(H5Dopen2(file, path.c_str(), H5P_DEFAULT));
-  H mt(vlen_string());
-  char* p = nullptr;
-  if (d.id < 0 || H5Dread(d.id, mt.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, &p) < 0) return "<unreadable>";
-  std::string s = p ? p : "<null>";
-  H5free_memory(p);
-  return s;
+std::string read_string_attr(const H5Reader& r, const std::string& obj, const std::string& name) {
+  return read_or([&] { return r.attr_string(obj, name); }, std::string("<unreadable>"), obj + "@" + name);
 }
 
-std::string read_string_attr(hid_t file, const std::string& obj, const std::string& name) {
-  H a(H5Aopen_by_name(file, obj.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
-  H mt(vlen_string());
-  char* p = nullptr;
-  if (a.id < 0 || H5Aread(a.id, mt.id, &p) < 0) return "<unreadable>";
-  std::string s = p ? p : "<null>";
-  H5free_memory(p);
-  return s;
+std::vector<int> read_int_attr(const H5Reader& r, const std::string& obj, const std::string& name) {
+  return read_or([&] { return r.attr_ints(obj, name); }, std::vector<int>{}, obj + "@" + name);
 }
-
-std::vector<int> read_int_attr(hid_t file, const std::string& obj, const std::string& name) {
-  H a(H5Aopen_by_name(file, obj.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
-  if (a.id < 0) return {};
-  H space(H5Aget_space(a.id));
-  std::vector<int> v(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.id)));
-  if (H5Aread(a.id, H5T_NATIVE_INT, v.data()) < 0) return {};
-  return v;
-}
-
-struct KernelRowIn {
-  char* name;
-  long long calls;
-  double total_s;
-};
 
 // /metrics/kernels: name, calls and total_s of every row.
-std::vector<std::pair<std::string, std::pair<long long, double>>> read_kernels(hid_t file) {
-  H d(H5Dopen2(file, "/metrics/kernels", H5P_DEFAULT));
-  if (d.id < 0) return {};
-  H str(vlen_string());
-  H mt(H5Tcreate(H5T_COMPOUND, sizeof(KernelRowIn)));
-  H5Tinsert(mt.id, "name", HOFFSET(KernelRowIn, name), str.id);
-  H5Tinsert(mt.id, "calls", HOFFSET(KernelRowIn, calls), H5T_NATIVE_LLONG);
-  H5Tinsert(mt.id, "total_s", HOFFSET(KernelRowIn, total_s), H5T_NATIVE_DOUBLE);
-  const std::vector<hsize_t> n = dims_of(d.id);
-  if (n.size() != 1) return {};
-  std::vector<KernelRowIn> rows(n[0]);
-  if (H5Dread(d.id, mt.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()) < 0) return {};
+std::vector<std::pair<std::string, std::pair<long long, double>>> read_kernels(const H5Reader& r) {
+  const std::string t = "/metrics/kernels";
+  const auto names = read_or([&] { return r.text_column(t, "name"); }, std::vector<std::string>{}, t);
+  const auto calls = read_or([&] { return r.int_column(t, "calls"); }, std::vector<std::int64_t>{}, t);
+  const auto total = read_or([&] { return r.double_column(t, "total_s"); }, std::vector<double>{}, t);
   std::vector<std::pair<std::string, std::pair<long long, double>>> out;
-  for (const KernelRowIn& r : rows) out.push_back({r.name ? r.name : "<null>", {r.calls, r.total_s}});
-  H space(H5Dget_space(d.id));
-  H5Dvlen_reclaim(mt.id, space.id, H5P_DEFAULT, rows.data());
+  for (std::size_t i = 0; i < names.size() && i < calls.size() && i < total.size(); ++i)
+    out.push_back({names[i], {calls[i], total[i]}});
   return out;
 }
 
-// Checks one written file against the known contents.
-void check_file(const std::string& path, const std::array<int, 4>& grid) {
-  H file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  check(file.id >= 0, path + ": cannot open");
-  if (file.id < 0) return;
-  const hid_t f = file.id;
-  check(read_string_attr(f, "/", "git_hash") == "0123456789ab", path + ": /@git_hash");
-  check(read_int_attr(f, "/", "ranks") == std::vector<int>{g_size}, path + ": /@ranks");
-  check(read_int_attr(f, "/", "process_grid") == std::vector<int>(grid.begin(), grid.end()), path + ": grid");
-  check(read_int_attr(f, "/", "extents") == std::vector<int>(kGlobal.begin(), kGlobal.end()), path + ": extents");
-  check(read_string_dataset(f, "/input") == kToml, path + ": /input");
-  check(read_string_attr(f, "/gauge", "source") == "random", path + ": /gauge@source");
+void check_solve(const H5Reader& r, const std::string& path, bool single, const std::array<int, 4>& grid) {
+  const std::string g = single ? "/solves/single" : "/solves/double";
+  const size_t real_size = single ? 4 : 8;
+  check_field(r, g + "/solution", {4, 3}, real_size,
+              global_field(12, [&](long s, int c) { return solution_value(s, c, single); }));
+  check_field(r, g + "/source", {4, 3}, real_size,
+              global_field(12, [&](long s, int c) { return source_value(s, c, single); }));
+  check(read_string_attr(r, g, "source_kind") == (single ? "point" : "plane_wave"), path + ": " + g + "@kind");
+  check(read_int_attr(r, g, "restarts") == std::vector<int>{single ? 1 : 0}, path + ": " + g + "@restarts");
+  const std::vector<double> hist =
+      read_or([&] { return r.double_data(g + "/residual_history"); }, std::vector<double>{}, g);
+  check(hist == make_solve("x", single, block_of(0, grid)).residual_history, path + ": " + g + "/residual_history");
+}
 
-  check_field(f, "/gauge/links", {4, 3, 3}, 8, global_field(36, link_value));
-  for (bool single : {true, false}) {
-    const std::string g = single ? "/solves/single" : "/solves/double";
-    const size_t real_size = single ? 4 : 8;
-    check_field(f, g + "/solution", {4, 3}, real_size,
-                global_field(12, [&](long s, int c) { return solution_value(s, c, single); }));
-    check_field(f, g + "/source", {4, 3}, real_size,
-                global_field(12, [&](long s, int c) { return source_value(s, c, single); }));
-    check(read_string_attr(f, g, "source_kind") == (single ? "point" : "plane_wave"), path + ": " + g + "@kind");
-    check(read_int_attr(f, g, "restarts") == std::vector<int>{single ? 1 : 0}, path + ": " + g + "@restarts");
-    H d(H5Dopen2(f, (g + "/residual_history").c_str(), H5P_DEFAULT));
-    std::vector<double> hist(4, -1);
-    check(d.id >= 0 && dims_of(d.id) == std::vector<hsize_t>{4} &&
-              H5Dread(d.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, hist.data()) >= 0,
-          path + ": " + g + "/residual_history unreadable");
-    check(hist == make_solve("x", single, block_of(0, grid)).residual_history, path + ": " + g + "/residual_history");
+// /metrics/ranks: one row per rank, in rank order; /metrics/kernels: rank 0's rows.
+void check_metrics(const H5Reader& r, const std::string& path) {
+  const std::string t = "/metrics/ranks";
+  const auto ranks = read_or([&] { return r.int_column(t, "rank"); }, std::vector<std::int64_t>{}, t);
+  const auto compute = read_or([&] { return r.double_column(t, "compute_s"); }, std::vector<double>{}, t);
+  const auto wait = read_or([&] { return r.double_column(t, "halo_wait_s"); }, std::vector<double>{}, t);
+  const auto reduction = read_or([&] { return r.double_column(t, "reduction_s"); }, std::vector<double>{}, t);
+  check(ranks.size() == static_cast<std::size_t>(g_size),
+        path + ": /metrics/ranks must have " + std::to_string(g_size) + " rows");
+  for (std::size_t i = 0; i < ranks.size() && i < compute.size() && i < wait.size() && i < reduction.size(); ++i) {
+    const RankTimes e = rank_times(static_cast<int>(i));
+    check(ranks[i] == static_cast<std::int64_t>(i) && compute[i] == e.compute_s && wait[i] == e.halo_wait_s &&
+              reduction[i] == e.reduction_s,
+          path + ": /metrics/ranks row " + std::to_string(i) + " has rank " + std::to_string(ranks[i]));
   }
-
-  // /metrics/ranks: one row per rank, in rank order.
-  {
-    H d(H5Dopen2(f, "/metrics/ranks", H5P_DEFAULT));
-    check(d.id >= 0 && dims_of(d.id) == std::vector<hsize_t>{hsize_t(g_size)},
-          path + ": /metrics/ranks must have " + std::to_string(g_size) + " rows");
-    H mt(H5Tcreate(H5T_COMPOUND, sizeof(RankTimes)));
-    H5Tinsert(mt.id, "rank", HOFFSET(RankTimes, rank), H5T_NATIVE_INT);
-    H5Tinsert(mt.id, "compute_s", HOFFSET(RankTimes, compute_s), H5T_NATIVE_DOUBLE);
-    H5Tinsert(mt.id, "halo_wait_s", HOFFSET(RankTimes, halo_wait_s), H5T_NATIVE_DOUBLE);
-    H5Tinsert(mt.id, "reduction_s", HOFFSET(RankTimes, reduction_s), H5T_NATIVE_DOUBLE);
-    std::vector<RankTimes> rows(static_cast<std::size_t>(g_size), RankTimes{-1, -1, -1, -1});
-    if (d.id >= 0 && dims_of(d.id) == std::vector<hsize_t>{hsize_t(g_size)}) {
-      check(H5Dread(d.id, mt.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()) >= 0, path + ": /metrics/ranks read");
-    }
-    for (int r = 0; r < g_size; ++r) {
-      const RankTimes e = rank_times(r);
-      const RankTimes& got = rows[static_cast<std::size_t>(r)];
-      check(got.rank == r && got.compute_s == e.compute_s && got.halo_wait_s == e.halo_wait_s &&
-                got.reduction_s == e.reduction_s,
-            path + ": /metrics/ranks row " + std::to_string(r) + " has rank " + std::to_string(got.rank));
-    }
-  }
-  const auto kernels = read_kernels(f);
+  const auto kernels = read_kernels(r);
   const std::vector<KernelMetric> e = make_kernels(0);
   check(kernels.size() == e.size(), path + ": /metrics/kernels must hold rank 0's " + std::to_string(e.size()) +
                                         " rows, has " + std::to_string(kernels.size()));
@@ -369,6 +290,27 @@ void check_file(const std::string& path, const std::array<int, 4>& grid) {
               kernels[i].second.second == e[i].total_s,
           path + ": /metrics/kernels row " + std::to_string(i) + " is '" + kernels[i].first + "'");
   }
+}
+
+// Checks one written file against the known contents.
+void check_file(const std::string& path, const std::array<int, 4>& grid) {
+  std::unique_ptr<H5Reader> reader;
+  try {
+    reader = std::make_unique<H5Reader>(path);
+  } catch (const std::exception& e) {
+    check(false, e.what());
+    return;
+  }
+  const H5Reader& r = *reader;
+  check(read_string_attr(r, "/", "git_hash") == "0123456789ab", path + ": /@git_hash");
+  check(read_int_attr(r, "/", "ranks") == std::vector<int>{g_size}, path + ": /@ranks");
+  check(read_int_attr(r, "/", "process_grid") == std::vector<int>(grid.begin(), grid.end()), path + ": grid");
+  check(read_int_attr(r, "/", "extents") == std::vector<int>(kGlobal.begin(), kGlobal.end()), path + ": extents");
+  check(read_or([&] { return r.string_data("/input"); }, std::string(), "/input") == kToml, path + ": /input");
+  check(read_string_attr(r, "/gauge", "source") == "random", path + ": /gauge@source");
+  check_field(r, "/gauge/links", {4, 3, 3}, 8, global_field(36, link_value));
+  for (bool single : {true, false}) check_solve(r, path, single, grid);
+  check_metrics(r, path);
 }
 
 // ---- comparing two files: same objects, attributes and dataset values ----
@@ -385,29 +327,11 @@ bool has_vlen_string(hid_t type) {
   return false;
 }
 
-std::vector<std::string> links_of(hid_t file) {
-  std::vector<std::string> out;
-  H5Lvisit(
-      file, H5_INDEX_NAME, H5_ITER_INC,
-      [](hid_t, const char* name, const H5L_info_t*, void* data) -> herr_t {
-        static_cast<std::vector<std::string>*>(data)->push_back(name);
-        return 0;
-      },
-      &out);
-  return out;
-}
-
-std::vector<std::string> attributes_of(hid_t obj) {
-  std::vector<std::string> out;
-  hsize_t idx = 0;
-  H5Aiterate2(
-      obj, H5_INDEX_NAME, H5_ITER_INC, &idx,
-      [](hid_t, const char* name, const H5A_info_t*, void* data) -> herr_t {
-        static_cast<std::vector<std::string>*>(data)->push_back(name);
-        return 0;
-      },
-      &out);
-  return out;
+std::vector<hsize_t> dims_of(hid_t dset) {
+  H space(H5Dget_space(dset));
+  std::vector<hsize_t> d(static_cast<std::size_t>(std::max(0, H5Sget_simple_extent_ndims(space.id))));
+  H5Sget_simple_extent_dims(space.id, d.data(), nullptr);
+  return d;
 }
 
 // Raw bytes of a dataset or attribute in its native memory type (types without variable-length strings).
@@ -424,13 +348,14 @@ std::vector<unsigned char> raw(hid_t obj, bool attribute) {
   return out;
 }
 
-// Attributes of the objects at `path` in files fa and fb.
-void compare_attributes(hid_t fa, hid_t fb, hid_t a, hid_t b, const std::string& path) {
+// Attributes of the objects at `path` in two files.
+void compare_attributes(const H5Reader& fa, const H5Reader& fb, const std::string& path) {
   const std::string where = "compare:" + path;
-  const std::vector<std::string> names = attributes_of(a);
-  check(names == attributes_of(b), where + ": different attribute names");
+  const std::vector<std::string> names = fa.attributes(path);
+  check(names == fb.attributes(path), where + ": different attribute names");
   for (const std::string& n : names) {
-    H aa(H5Aopen(a, n.c_str(), H5P_DEFAULT)), ab(H5Aopen(b, n.c_str(), H5P_DEFAULT));
+    H aa(H5Aopen_by_name(fa.id(), path.c_str(), n.c_str(), H5P_DEFAULT, H5P_DEFAULT));
+    H ab(H5Aopen_by_name(fb.id(), path.c_str(), n.c_str(), H5P_DEFAULT, H5P_DEFAULT));
     if (aa.id < 0 || ab.id < 0) continue;
     H ta(H5Aget_type(aa.id)), tb(H5Aget_type(ab.id));
     check(H5Tequal(ta.id, tb.id) > 0, where + "@" + n + ": different types");
@@ -442,36 +367,38 @@ void compare_attributes(hid_t fa, hid_t fb, hid_t a, hid_t b, const std::string&
   }
 }
 
-void compare_files(const std::string& pa, const std::string& pb) {
-  H fa(H5Fopen(pa.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)), fb(H5Fopen(pb.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  check(fa.id >= 0 && fb.id >= 0, "cannot open " + pa + " or " + pb);
-  if (fa.id < 0 || fb.id < 0) return;
-  const std::vector<std::string> objects = links_of(fa.id);
-  check(objects == links_of(fb.id), "gather and collective files hold different objects");
-  check(objects.size() >= 15, "too few objects in " + pa + ": " + std::to_string(objects.size()));
-  {
-    H ra(H5Oopen(fa.id, "/", H5P_DEFAULT)), rb(H5Oopen(fb.id, "/", H5P_DEFAULT));
-    compare_attributes(fa.id, fb.id, ra.id, rb.id, "/");
+void compare_dataset(const H5Reader& fa, const H5Reader& fb, const std::string& path, hid_t da, hid_t db) {
+  H ta(H5Dget_type(da)), tb(H5Dget_type(db));
+  check(H5Tequal(ta.id, tb.id) > 0, path + ": different types");
+  check(dims_of(da) == dims_of(db), path + ": different shapes");
+  if (path == "/input") {
+    check(fa.string_data(path) == fb.string_data(path), path + ": different");
+  } else if (path == "/metrics/kernels") {
+    check(read_kernels(fa) == read_kernels(fb), path + ": different");
+  } else if (has_vlen_string(ta.id)) {
+    check(false, path + ": unexpected variable-length dataset");
+  } else {
+    check(raw(da, false) == raw(db, false), path + ": different values");
   }
-  for (const std::string& name : objects) {
-    const std::string path = "/" + name;
-    H oa(H5Oopen(fa.id, path.c_str(), H5P_DEFAULT)), ob(H5Oopen(fb.id, path.c_str(), H5P_DEFAULT));
-    if (oa.id < 0 || ob.id < 0) continue;
-    check(H5Iget_type(oa.id) == H5Iget_type(ob.id), path + ": different object kinds");
-    compare_attributes(fa.id, fb.id, oa.id, ob.id, path);
-    if (H5Iget_type(oa.id) != H5I_DATASET || H5Iget_type(ob.id) != H5I_DATASET) continue;
-    H ta(H5Dget_type(oa.id)), tb(H5Dget_type(ob.id));
-    check(H5Tequal(ta.id, tb.id) > 0, path + ": different types");
-    check(dims_of(oa.id) == dims_of(ob.id), path + ": different shapes");
-    if (path == "/input") {
-      check(read_string_dataset(fa.id, path) == read_string_dataset(fb.id, path), path + ": different");
-    } else if (path == "/metrics/kernels") {
-      check(read_kernels(fa.id) == read_kernels(fb.id), path + ": different");
-    } else if (has_vlen_string(ta.id)) {
-      check(false, path + ": unexpected variable-length dataset");
-    } else {
-      check(raw(oa.id, false) == raw(ob.id, false), path + ": different values");
+}
+
+void compare_files(const std::string& pa, const std::string& pb) {
+  try {
+    const H5Reader fa(pa), fb(pb);
+    const std::vector<std::string> objects = fa.objects();
+    check(objects == fb.objects(), "gather and collective files hold different objects");
+    check(objects.size() >= 15, "too few objects in " + pa + ": " + std::to_string(objects.size()));
+    compare_attributes(fa, fb, "/");
+    for (const std::string& path : objects) {
+      H oa(H5Oopen(fa.id(), path.c_str(), H5P_DEFAULT)), ob(H5Oopen(fb.id(), path.c_str(), H5P_DEFAULT));
+      if (oa.id < 0 || ob.id < 0) continue;
+      check(H5Iget_type(oa.id) == H5Iget_type(ob.id), path + ": different object kinds");
+      compare_attributes(fa, fb, path);
+      if (H5Iget_type(oa.id) == H5I_DATASET && H5Iget_type(ob.id) == H5I_DATASET)
+        compare_dataset(fa, fb, path, oa.id, ob.id);
     }
+  } catch (const std::exception& e) {
+    check(false, std::string("comparing the files: ") + e.what());
   }
 }
 
@@ -537,46 +464,19 @@ void error_cases(const std::string& dir, OutputIo mode, const BlockLayout& b) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
-std::array<int, 4> parse_grid(int argc, char** argv) {
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::string(argv[i]) == "--grid") {
-      std::array<int, 4> g{};
-      if (std::sscanf(argv[i + 1], "%d,%d,%d,%d", &g[0], &g[1], &g[2], &g[3]) == 4) return g;
-    }
-  }
-  return default_grid(g_size);
-}
-
 }  // namespace
 
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-  const std::array<int, 4> grid = parse_grid(argc, argv);
-  if (grid[0] * grid[1] * grid[2] * grid[3] != g_size) {
-    if (g_rank == 0) std::fprintf(stderr, "FAIL: grid product differs from the rank count %d\n", g_size);
-    MPI_Finalize();
-    return 1;
-  }
-  for (int mu = 0; mu < 4; ++mu) {
-    if (kGlobal[mu] % grid[mu] != 0 && !(kGlobal[mu] == 8 && grid[mu] == 2)) {
-      if (g_rank == 0) std::fprintf(stderr, "FAIL: grid does not divide the 4x4x4x8 lattice\n");
-      MPI_Finalize();
-      return 1;
-    }
-  }
+void run_mpi_test(emprism::test::MpiTest& test) {
+  g_rank = test.rank();
+  g_size = test.size();
+  const std::array<int, 4> grid = test.option_grid("--grid").value_or(default_grid(g_size));
+  if (grid[0] * grid[1] * grid[2] * grid[3] != g_size)
+    throw std::invalid_argument("the grid's product differs from the rank count " + std::to_string(g_size));
+  for (int mu = 0; mu < 4; ++mu)
+    if (kGlobal[mu] % grid[mu] != 0 && !(kGlobal[mu] == 8 && grid[mu] == 2))
+      throw std::invalid_argument("the grid does not divide the 4x4x4x8 lattice");
   const BlockLayout block = block_of(g_size - 1 - g_rank, grid);  // rank 0 does not hold the origin
-
-  // A fresh directory, named by rank 0.
-  char dir_buf[4096] = {0};
-  if (g_rank == 0) {
-    std::string tmpl = (fs::temp_directory_path() / "emprism_h5_mpi_XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) MPI_Abort(MPI_COMM_WORLD, 2);
-    std::snprintf(dir_buf, sizeof dir_buf, "%s", tmpl.c_str());
-  }
-  MPI_Bcast(dir_buf, sizeof dir_buf, MPI_CHAR, 0, MPI_COMM_WORLD);
-  const std::string dir = dir_buf;
+  const std::string dir = test.scratch_dir();
   const std::string gather_path = dir + "/gather.h5", collective_path = dir + "/collective.h5";
   const bool collective = emprism::io::h5::collective_available();
 
@@ -598,8 +498,7 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     check(false, std::string("unexpected exception: ") + e.what());
   }
-  MPI_Barrier(MPI_COMM_WORLD);
-
+  test.comm().barrier();
   if (g_rank == 0) {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     check_file(gather_path, grid);
@@ -607,18 +506,7 @@ int main(int argc, char** argv) {
       check_file(collective_path, grid);
       compare_files(gather_path, collective_path);
     }
+    std::printf("grid %d,%d,%d,%d, gather%s\n", grid[0], grid[1], grid[2], grid[3],
+                collective ? " and collective" : "");
   }
-  int failures = g_failures;
-  MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (g_rank == 0) {
-    if (failures == 0) {
-      fs::remove_all(dir);
-      std::printf("test_h5_distributed_mpi: %d rank(s), grid %d,%d,%d,%d, gather%s: all checks passed\n", g_size,
-                  grid[0], grid[1], grid[2], grid[3], collective ? " and collective" : "");
-    } else {
-      std::printf("test_h5_distributed_mpi: %d failure(s); files kept in %s\n", failures, dir.c_str());
-    }
-  }
-  MPI_Finalize();
-  return failures == 0 ? 0 : 1;
 }

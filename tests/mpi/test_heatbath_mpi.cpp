@@ -23,6 +23,7 @@
 #include "comm/process_grid.hpp"
 #include "src/lattice/gauge.hpp"
 #include "src/physics/heatbath.hpp"
+#include "tests/support/mpi_test.hpp"
 
 namespace {
 
@@ -30,14 +31,7 @@ using namespace emprism;
 using Cd = std::complex<double>;
 
 const Extents kGlobal{8, 4, 4, 8};
-int g_failures = 0;
-
-void check(bool ok, const std::string& what) {
-  if (ok) return;
-  ++g_failures;
-  std::printf("FAILED: %s\n", what.c_str());
-  std::fflush(stdout);
-}
+using emprism::test::check;
 
 struct Run {
   std::vector<Cd> links;  // natural order of the block (36 complex per site)
@@ -89,15 +83,11 @@ std::vector<Cd> gather(const Communicator& comm, const Geometry& geom, const std
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  MpiSession mpi(&argc, &argv);
-  Communicator comm;
-  std::optional<std::array<int, 4>> procs;
-  std::array<bool, 4> force{false, false, false, false};
-  if (argc >= 5)
-    procs = std::array<int, 4>{std::atoi(argv[1]), std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4])};
-  if (argc >= 6)
-    for (int mu = 0; mu < 4 && argv[5][mu]; ++mu) force[mu] = argv[5][mu] == '1';
+void run_mpi_test(emprism::test::MpiTest& test) {
+  using namespace emprism;
+  Communicator& comm = test.comm();
+  const std::optional<std::array<int, 4>> procs = test.procs();
+  const std::array<bool, 4> force = test.force_halo();
   ProcessGrid grid = make_process_grid(comm, kGlobal, procs, force);
   const Geometry geom(kGlobal, grid.local_extents(kGlobal), grid.origin(kGlobal), grid.partitioned);
   if (comm.rank() == 0)
@@ -149,9 +139,5 @@ int main(int argc, char** argv) {
       check(one.plaq.back() < 0.9, start + " start: the field did not move");
     }
   }
-  int failures = g_failures;
-  MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (grid.cart != MPI_COMM_NULL) MPI_Comm_free(&grid.cart);
-  if (comm.rank() == 0) std::printf("%s\n", failures == 0 ? "PASSED" : "FAILED");
-  return failures == 0 ? 0 : 1;
+  free_process_grid(grid);
 }

@@ -23,6 +23,7 @@
 #include "comm/communicator.hpp"
 #include "comm/process_grid.hpp"
 #include "kernels/errors.hpp"
+#include "tests/support/mpi_test.hpp"
 
 namespace {
 
@@ -33,7 +34,7 @@ using Int4 = std::array<int, 4>;
 using Bool4 = std::array<bool, 4>;
 
 int g_rank = 0;
-int g_failures = 0;
+using emprism::test::check;
 
 std::string str(const Int4& v) {
   std::ostringstream out;
@@ -45,13 +46,6 @@ std::string str(const Bool4& v) {
   std::ostringstream out;
   out << "[" << v[0] << ", " << v[1] << ", " << v[2] << ", " << v[3] << "]";
   return out.str();
-}
-
-void check(bool ok, const std::string& what) {
-  if (ok) return;
-  ++g_failures;
-  std::printf("rank %d: FAILED: %s\n", g_rank, what.c_str());
-  std::fflush(stdout);
 }
 
 // Every ordered (a, b, c, d) with a b c d = n.
@@ -218,26 +212,8 @@ void test_errors(const Communicator& comm) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  {
-    const Communicator comm(MPI_COMM_WORLD);
-    try {
-      test_all_grids(comm);
-      test_errors(comm);
-    } catch (const std::exception& e) {
-      // An unexpected exception on one rank would leave the others waiting: end the job.
-      std::printf("rank %d: FAILED: unexpected exception: %s\n", g_rank, e.what());
-      std::fflush(stdout);
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    int failures = g_failures;
-    MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (g_rank == 0)
-      std::printf("test_process_grid_mpi on %d rank(s): %s (%d failed checks)\n", comm.size(),
-                  failures == 0 ? "PASSED" : "FAILED", failures);
-    MPI_Finalize();
-    return failures == 0 ? 0 : 1;
-  }
+void run_mpi_test(emprism::test::MpiTest& test) {
+  g_rank = test.rank();
+  test_all_grids(test.comm());
+  test_errors(test.comm());
 }

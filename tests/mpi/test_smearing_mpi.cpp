@@ -26,6 +26,7 @@
 #include "src/lattice/gauge.hpp"
 #include "src/physics/smearing.hpp"
 #include "src/physics/sources.hpp"
+#include "tests/support/mpi_test.hpp"
 
 namespace {
 
@@ -36,14 +37,7 @@ const Extents kGlobal{8, 8, 4, 8};
 constexpr int kT0 = 5;
 const std::array<int, 4> kSite{7, 3, 2, kT0};
 constexpr double kTol = 1e-12;
-int g_failures = 0;
-
-void check(bool ok, const std::string& what) {
-  if (ok) return;
-  ++g_failures;
-  std::printf("FAILED: %s\n", what.c_str());
-  std::fflush(stdout);
-}
+using emprism::test::check;
 
 SmearingParams make_cfg(QuarkSmearingKind kind, LinkSmearingKind link_kind) {
   SmearingParams c;
@@ -165,15 +159,11 @@ std::pair<double, bool> compare(const std::vector<Cd>& a, const std::vector<Cd>&
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  MpiSession mpi(&argc, &argv);
-  Communicator comm;
-  std::optional<std::array<int, 4>> procs;
-  std::array<bool, 4> force{false, false, false, false};
-  if (argc >= 5)
-    procs = std::array<int, 4>{std::atoi(argv[1]), std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4])};
-  if (argc >= 6)
-    for (int mu = 0; mu < 4 && argv[5][mu]; ++mu) force[mu] = argv[5][mu] == '1';
+void run_mpi_test(emprism::test::MpiTest& test) {
+  using namespace emprism;
+  Communicator& comm = test.comm();
+  const std::optional<std::array<int, 4>> procs = test.procs();
+  const std::array<bool, 4> force = test.force_halo();
   ProcessGrid grid = make_process_grid(comm, kGlobal, procs, force);
   const Geometry geom(kGlobal, grid.local_extents(kGlobal), grid.origin(kGlobal), grid.partitioned);
   if (comm.rank() == 0)
@@ -213,9 +203,5 @@ int main(int argc, char** argv) {
         mag += std::norm(fields[0][static_cast<std::size_t>(whole.global_lex(far) * 12 + k)]);
       check(mag > 1e-12, name + ": the smeared point source did not reach (1, 4, 1)");
     }
-  int failures = g_failures;
-  MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (grid.cart != MPI_COMM_NULL) MPI_Comm_free(&grid.cart);
-  if (comm.rank() == 0) std::printf("%s\n", failures == 0 ? "PASSED" : "FAILED");
-  return failures == 0 ? 0 : 1;
+  free_process_grid(grid);
 }

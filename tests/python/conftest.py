@@ -14,6 +14,7 @@ Fixtures:
                      program's stderr, unless it exits 0 and the file exists. The directory is the test's tmp_path.
   run_emprism_in     the same with the directory as first argument, for module-scoped fixtures
   run_report         run_report(*args) runs analysis/report.py with this interpreter; returns the CompletedProcess
+Helpers: mpi_command(ranks, cmd) starts cmd on several ranks through tests/support/mpirun.sh.
 """
 import os
 import pathlib
@@ -31,6 +32,14 @@ def program_env():
     env = dict(os.environ)
     env.update({"OMP_NUM_THREADS": "2", "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
     return env
+
+
+MPIRUN = pathlib.Path(__file__).resolve().parents[1] / "support" / "mpirun.sh"
+
+
+def mpi_command(ranks, cmd):
+    """`cmd` on `ranks` ranks through tests/support/mpirun.sh (the tests' one way to start ranks), or as it is on one."""
+    return ["bash", str(MPIRUN), str(ranks)] + list(cmd) if ranks > 1 else list(cmd)
 
 
 def toml_value(v):

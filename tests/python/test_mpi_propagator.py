@@ -7,13 +7,12 @@ that split space (the smearing's halo exchange) and time (the source timeslice o
 collective parallel HDF5 and through the gather to rank 0. Every file must agree with the 1-rank file under
 h5_compare (fp64 rounding, iteration counts within 2; /input differs by the process grid line).
 """
-import shutil
 import subprocess
 
 import h5py
 import pytest
 
-from conftest import RUN_TIMEOUT_S, program_env
+from conftest import RUN_TIMEOUT_S, mpi_command, program_env
 
 BODY = """\
 [lattice]
@@ -55,10 +54,7 @@ def run(binary, directory, ranks, procs, io):
     env = program_env()
     env["OMP_NUM_THREADS"] = "1"
     cmd = [str(binary), "run.toml"]
-    if ranks > 1:
-        mpiexec = shutil.which("mpiexec")
-        assert mpiexec, "mpiexec is not on PATH"
-        cmd = [mpiexec, "-n", str(ranks), "--oversubscribe"] + cmd
+    cmd = mpi_command(ranks, cmd)
     return subprocess.run(cmd, cwd=str(directory), env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
 
 

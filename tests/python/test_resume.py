@@ -9,13 +9,12 @@ other physics must be refused without touching the partial file. Runs on 1 and 2
 Each run's input lives in its own directory and names its output "out.h5" relatively, so the inputs are the same
 text and /input compares equal too.
 """
-import shutil
 import subprocess
 
 import h5py
 import pytest
 
-from conftest import RUN_TIMEOUT_S, program_env
+from conftest import RUN_TIMEOUT_S, mpi_command, program_env
 
 BODY = """\
 [lattice]
@@ -68,10 +67,7 @@ def run(binary, directory, ranks=1, crash_after=None, body=BODY, extra_args=()):
     if crash_after is not None:
         env["EMPRISM_TEST_CRASH_AFTER_SOLVES"] = str(crash_after)
     cmd = [str(binary), *extra_args, "run.toml"]
-    if ranks > 1:
-        mpiexec = shutil.which("mpiexec")
-        assert mpiexec, "mpiexec is not on PATH"
-        cmd = [mpiexec, "-n", str(ranks), "--oversubscribe"] + cmd
+    cmd = mpi_command(ranks, cmd)
     return subprocess.run(cmd, cwd=str(directory), env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
 
 

@@ -11,7 +11,7 @@
 #               (EMPRISM_TEST_CRASH_AFTER_SOLVES=2), then --resume; the partial file after the kill and the final
 #               file are compared
 #   generate    heatbath with [generate] (2 ILDG configurations) and a point solve; the configuration files too
-#   mpi4        4 ranks (mpiexec -n 4 --oversubscribe, one thread each), 1x1x2x2 grid: the first generated
+#   mpi4        4 ranks (tests/support/mpirun.sh 4, one thread each), 1x1x2x2 grid: the first generated
 #               configuration read back (gauge.source = "file"), write_gauge, point, plane wave and smeared
 #               propagator (tol 1e-4, to keep it short), collective output; then the same with output.io = "gather"
 # Every output file must satisfy `h5_compare NEW REF --rtol 0` (every dataset and attribute bitwise equal; it skips
@@ -170,7 +170,7 @@ run() {
   local -a cmd=("$bin" "$@")
   local threads=$OMP_NUM_THREADS
   if [[ $n -gt 1 ]]; then
-    cmd=(mpiexec -n "$n" --oversubscribe "${cmd[@]}")
+    cmd=(bash "$repo/tests/support/mpirun.sh" "$n" "${cmd[@]}")
     threads=1  # ranks share the cores
   fi
   (cd "$dir" && OMP_NUM_THREADS=$threads timeout 600 "${cmd[@]}" >>log.txt 2>&1)

@@ -1,4 +1,4 @@
-// test_main.cpp: the GoogleTest main of emprism_tests, inside an MPI session (the library's collectives
+// gtest_main.cpp: the GoogleTest main of emprism_tests and emprism_gpu_tests, inside an MPI session (the collectives
 // need MPI initialised; these unit tests run on one rank).
 #include <gtest/gtest.h>
 

@@ -1,0 +1,56 @@
+// mpi_test.hpp: the one main of the MPI test programs (tests/mpi/test_*_mpi.cpp, started by ctest through
+// tests/support/mpirun.sh). main() (mpi_test_main.cpp) sets up MPI, calls run_mpi_test() on every rank, sums the
+// failed checks of all ranks, prints the verdict on rank 0 ("<program>: N rank(s): PASSED" or "... FAILED (k failed
+// checks)") and exits 0 only when no check failed. An exception that escapes run_mpi_test on one rank ends the job at
+// once (the other ranks could wait forever in a collective).
+// Command line: the arguments after the program name; procs() and force_halo() read the positional form
+// "px py pz pt [force mask]" (e.g. "1 1 1 2 1000": a 1x1x1x2 grid, halo forced in x), option_grid() "--grid
+// px,py,pz,pt".
+// Who may call: the MPI test programs; check() from any rank at any time.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.hpp"
+
+namespace emprism::test {
+
+class MpiTest {
+ public:
+  MpiTest(int argc, char** argv, Communicator& comm);
+  Communicator& comm() { return comm_; }
+  int rank() const { return comm_.rank(); }
+  int size() const { return comm_.size(); }
+  const std::vector<std::string>& args() const { return args_; }
+  // The positional process grid "px py pz pt" (nullopt when fewer than four arguments) and force mask ("1000").
+  std::optional<std::array<int, 4>> procs() const;
+  std::array<bool, 4> force_halo() const;
+  // "<name> px,py,pz,pt" among the arguments, or nullopt.
+  std::optional<std::array<int, 4>> option_grid(const std::string& name) const;
+  // A scratch directory made by rank 0 under $TMPDIR (or /tmp) and known to every rank: collective on the first
+  // call. Removed at the end when every check passed, kept (and named) otherwise.
+  const std::string& scratch_dir();
+  const std::string& made_scratch_dir() const { return scratch_; }  // "" until scratch_dir() was called
+  // Counts a failed check on this rank and prints "[rank r] FAIL: what" to stderr.
+  void check(bool ok, const std::string& what);
+  int failures() const { return failures_; }
+
+ private:
+  Communicator& comm_;
+  std::vector<std::string> args_;
+  std::string scratch_;
+  int failures_ = 0;
+};
+
+// The test of the running program (for helpers that have no MpiTest at hand).
+MpiTest& current_mpi_test();
+// current_mpi_test().check(ok, what).
+void check(bool ok, const std::string& what);
+
+}  // namespace emprism::test
+
+// Defined by each MPI test program: the test, run on every rank; failures are reported through check().
+void run_mpi_test(emprism::test::MpiTest& test);
