@@ -34,10 +34,15 @@ class RoutingSink : public spdlog::sinks::base_sink<std::mutex> {
 
 }  // namespace
 
-void setup_logging(const std::string& level, int rank, const std::string& per_rank_base) {
+void check_log_level(const std::string& level) {
   const spdlog::level::level_enum lvl = spdlog::level::from_str(level);
   if (lvl == spdlog::level::off && level != "off")
-    throw InputError("log.level: unknown level '" + level + "' (use trace, debug, info, warn or error)");
+    throw InputError("unknown level '" + level + "' (use trace, debug, info, warn or error)");
+}
+
+void setup_logging(const std::string& level, int rank, const std::string& per_rank_base) {
+  check_log_level(level);
+  const spdlog::level::level_enum lvl = spdlog::level::from_str(level);
   auto console = std::make_shared<RoutingSink>();
   console->set_level(rank == 0 ? lvl : std::max(lvl, spdlog::level::warn));
   std::vector<spdlog::sink_ptr> sinks{console};
@@ -46,7 +51,7 @@ void setup_logging(const std::string& level, int rank, const std::string& per_ra
     try {
       sinks.push_back(std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, true));
     } catch (const spdlog::spdlog_ex& e) {
-      throw InputError("log.per_rank: cannot open '" + path + "': " + e.what());
+      throw InputError("cannot open '" + path + "': " + e.what());
     }
     sinks.back()->set_level(lvl);
   }

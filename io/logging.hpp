@@ -8,8 +8,10 @@
 
 namespace emprism::io {
 
-// level: trace|debug|info|warn|error. Throws InputError("log.level: ...") for an unknown level. A non-empty
-// per_rank_base makes every rank log everything also to "<per_rank_base>.rank<N>.log" (log.per_rank).
+// level: trace|debug|info|warn|error; check_log_level throws InputError("unknown level '<level>' (use ...)") for
+// another word. A non-empty per_rank_base makes every rank log everything also to "<per_rank_base>.rank<N>.log"
+// (InputError("cannot open '<file>': <reason>") when it cannot). The caller names the key in front of these.
+void check_log_level(const std::string& level);
 void setup_logging(const std::string& level, int rank, const std::string& per_rank_base = std::string());
 void print_error(const std::string& message);
 

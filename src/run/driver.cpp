@@ -102,7 +102,16 @@ Validated validate(const CommandLine& cl, Communicator& comm, ProcessGrid& grid)
   Config& cfg = v.cfg;
   if (!cl.log_level.empty()) cfg.log.level = cl.log_level;
   if (cl.resume) cfg.output.resume = true;
-  io::setup_logging(cfg.log.level, comm.rank(), cfg.log.per_rank ? cfg.output.file : std::string());
+  try {
+    io::check_log_level(cfg.log.level);
+  } catch (const InputError& e) {
+    throw InputError(std::string("log.level: ") + e.what());
+  }
+  try {
+    io::setup_logging(cfg.log.level, comm.rank(), cfg.log.per_rank ? cfg.output.file : std::string());
+  } catch (const InputError& e) {
+    throw InputError(std::string("log.per_rank: ") + e.what());
+  }
   CheckpointOptions options;
   options.overwrite = cfg.output.overwrite;
   options.resume = cfg.output.resume;
