@@ -19,7 +19,7 @@ Writes, unless --no-plots, into DIR (default: <file stem>_report/ beside the fil
   bandwidth.png             achieved GB/s of each kernel, the empirical peak as a line, % of peak on the bars
   correlators_<name>.png    per propagator: |C(t)| per channel (log scale), effective masses, PCAC mass
 
-Layout read (README.md "Output"; DESIGN.md section 5), with h5py:
+Layout read (docs/conventions.md section 13; README.md "Output"), with h5py:
   /                      attrs program_version, git_hash, date, backend, device, ranks, process_grid[4],
                          extents[4] (Lx, Ly, Lz, Lt), precision; optional input_hash, physics_inputs
   /gauge                 attrs plaquette, link_trace, source

@@ -1,4 +1,4 @@
-// h5_output.cpp: the run's HDF5 output file (layout in DESIGN.md section 5), written with the HDF5 C API from
+// h5_output.cpp: the run's HDF5 output file (layout: docs/conventions.md section 13), written with the HDF5 C API from
 // many ranks, through collective parallel HDF5 or a timeslice-by-timeslice gather to rank 0 (see h5_output.hpp).
 // Conventions are h5py's: complex = compound {r, i}, bool = enum {FALSE = 0, TRUE = 1} of int8, strings are
 // variable-length UTF-8. Fields: each rank's block in local natural order -> the global natural order in the file.

@@ -1,4 +1,4 @@
-// h5_output.hpp: the run's HDF5 output file (DESIGN.md section 5), written with the HDF5 C API from many ranks.
+// h5_output.hpp: the run's HDF5 output file (docs/conventions.md s. 13), written with the HDF5 C API from many ranks.
 // Complex numbers are the h5py compound {r, i}; fields are stored in GLOBAL natural order
 // [Lt][Lz][Ly][Lx][4][3] (spinors) and [Lt][Lz][Ly][Lx][4][3][3] (links), x fastest, whatever the number of
 // ranks: each rank passes its block of the field in LOCAL natural order and the file does not depend on the

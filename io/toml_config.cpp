@@ -3,9 +3,9 @@
 //   load_config    read the whole file (C stdio, errno for the reason), then parse_config
 // Helpers (file-local): fail() throws the one InputError; read_* check one key's type and range;
 // Section rejects unknown keys (suggesting the closest known key) and finds required ones.
-// Rules: DESIGN.md section 5. Float keys accept integers (kappa = 1) but never NaN or inf; integer keys never
+// Rules: docs/conventions.md s. 12. Float keys take integers (kappa = 1) but never NaN or inf; integer keys never
 // accept floats (max_iter = 100.0 is an error). Messages are one line: control characters in user text are escaped.
-// Convention: (x, y, z, t) = mu 0..3 for extents, sites and momenta (DESIGN.md section 2).
+// Convention: (x, y, z, t) = mu 0..3 for extents, sites and momenta (docs/conventions.md section 1).
 // Who may call: through io/toml_config.hpp only.
 #include "io/toml_config.hpp"
 

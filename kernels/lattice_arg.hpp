@@ -1,6 +1,6 @@
 // lattice_arg.hpp: the index arithmetic a kernel needs, as a trivially-copyable struct (no tables, so no
 // index bytes are read): even-odd (checkerboard) index <-> local coordinates, neighbours, boundary crossings.
-// Convention (DESIGN.md section 2): x fastest, t slowest; parity = (x+y+z+t) mod 2 in *global* coordinates;
+// Convention (docs/conventions.md section 1): x fastest, t slowest; parity = (x+y+z+t) mod 2 in *global* coordinates;
 // within a parity, cb = lex / 2 with lex = x + Lx (y + Ly (z + Lz t)) the local lexicographic index
 // (local Lx is even, so the two sites of each x-pair have opposite parity).
 // Built by src/geometry.cpp; who may call: kernels and host code alike.

@@ -1,5 +1,5 @@
 // launch.hpp: the launchers every kernel goes through. Each launch is timed and recorded in the metrics
-// registry under its name with the flops and minimum bytes of that call (DESIGN.md section 4).
+// registry under its name with the flops and minimum bytes of that call (docs/conventions.md section 11).
 // The backend (CPU OpenMP loop, or later one generic __global__) is chosen by the build, here only.
 // Who may call: host code on the rank that owns the fields.
 #pragma once

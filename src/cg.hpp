@@ -1,4 +1,4 @@
-// cg.hpp: the even-odd preconditioned CG solver for M x = b (DESIGN.md section 2).
+// cg.hpp: the even-odd preconditioned CG solver for M x = b (docs/conventions.md section 6).
 // Outer loop (precision Ro): r = b - M x, the true residual of the full system, recomputed; stop when
 // |r| / |b| <= tol. Inner solve (precision Ri) of M e = r: bhat = prepared source, CG on
 // Mhat^dag Mhat e_o = Mhat^dag bhat, e_e reconstructed, x += e. With Ro = Ri this is CG with restarts on the

@@ -1,6 +1,6 @@
 // config.hpp: the checked run configuration, filled from the TOML input by io/toml_config.cpp.
 // Plain structs with defaults; every field here has been validated before any work starts.
-// Convention: extents and coordinates are (x, y, z, t) = mu 0..3 (DESIGN.md section 2).
+// Convention: extents and coordinates are (x, y, z, t) = mu 0..3 (docs/conventions.md section 1).
 // Who may call: anyone; no MPI, no I/O.
 #pragma once
 

@@ -1,4 +1,4 @@
-// dirac.hpp: the even-odd Wilson-clover operator of DESIGN.md section 2 on one precision R.
+// dirac.hpp: the even-odd Wilson-clover operator of docs/conventions.md sections 4, 6 on one precision R.
 //   M       = [[A_ee, -kappa H_eo], [-kappa H_oe, A_oo]]                    apply_m (checks, true residual)
 //   Mhat    = 1 - kappa^2 A_oo^-1 H_oe A_ee^-1 H_eo      (odd sites)        apply_mhat
 //   Mhat^dag = 1 - kappa^2 H'_oe A_ee^-1 H'_eo A_oo^-1, H' = H^dag hops      apply_mhat_dag

@@ -1,4 +1,4 @@
-// metrics.cpp: the per-kernel performance registry (DESIGN.md section 4).
+// metrics.cpp: the per-kernel performance registry (docs/conventions.md section 11).
 // Aggregates calls, total / min seconds, flops and minimum bytes by kernel name; table() derives mean,
 // GB/s (bytes / total_s / 1e9) and percent of the measured peak, sorted by total time, descending.
 // Who may call: any code on the rank that owns the registry; not thread-safe (launches are serial).

@@ -1,4 +1,4 @@
-// metrics.hpp: the per-kernel performance registry (DESIGN.md section 4).
+// metrics.hpp: the per-kernel performance registry (docs/conventions.md section 11).
 // Every launcher records name, elapsed seconds, flops and *minimum* bytes of one call; the
 // registry aggregates by name. The empirical peak bandwidth (copy / triad / read) lives here too.
 // Who may call: any code on the rank that owns the registry; not thread-safe (launches are serial).

@@ -1,4 +1,4 @@
-// test_cli.cpp: end-to-end GoogleTest tests of the emprism-mpi program (DESIGN.md section 5): the command line,
+// test_cli.cpp: end-to-end GoogleTest tests of the emprism-mpi program (conventions s. 12, 13): the command line,
 // the exit codes 0/1/2/3, the one-line error "emprism-mpi: ERROR: <input file>: <key>: <reason>" and the HDF5
 // output file, read back with the HDF5 C API. Each TEST checks one property.
 // Convention: the program (EMPRISM_BINARY) runs as a child process (fork/execve, OMP_NUM_THREADS=1) from inside a

@@ -1,6 +1,6 @@
 // test_config.cpp: unit tests of the TOML input reader (io/toml_config.hpp).
 // One property per test: the example inputs parse to the right values, defaults are filled, and every input rule
-// of DESIGN.md section 5 rejects a bad value with one InputError whose message starts with the key path.
+// of docs/conventions.md section 12 rejects a bad value with one InputError whose message starts with the key path.
 // Convention: inputs are built from a minimal valid input (Input below) with one part replaced.
 // Who may call: ctest (emprism_tests).
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // test_dirac.cpp: the production even-odd Wilson-clover operator against the independent reference
-// (tests/reference) and the operator identities of DESIGN.md section 2, on non-cubic lattices with random
+// (tests/reference) and the operator identities of docs/conventions.md s. 10, on non-cubic lattices with random
 // SU(3) fields, in double (to ~1e-12) and single (~1e-5) precision. One property per test.
 #include <gtest/gtest.h>
 
@@ -177,7 +177,7 @@ TEST(Dirac, PreparedSourceIsSchurComplementSource) {
   EXPECT_LT(rel_diff(s.natural(rec), x_nat), 1e-13);
 }
 
-// Every hot kernel reports the minimum bytes of DESIGN.md section 4: eo_clover 1056 B per site in fp32.
+// Every hot kernel reports the minimum bytes of docs/conventions.md s. 11: eo_clover 1056 B per site in fp32.
 TEST(Dirac, HotKernelsReportMinimumBytesAndFlops) {
   OperatorSetup<float> s(kLatB, ref::random_su3_links(kLatB, 95), 0.12, 1.0, kTheta);
   const SpinorField<float> psi = s.field(ref::random_spinor(kLatB, 96));

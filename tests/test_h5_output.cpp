@@ -1,4 +1,4 @@
-// test_h5_output.cpp: GoogleTest tests of io/h5_output (the HDF5 output file, DESIGN.md section 5).
+// test_h5_output.cpp: GoogleTest tests of io/h5_output (the HDF5 output file, docs/conventions.md section 13).
 // Each test writes a file on a 4x2x2x6 lattice (one rank, MPI_COMM_SELF: the rank's block is the lattice) with distinct
 // known values, reads it back with the HDF5 C API and checks one property exactly: values, shapes, h5py type
 // conventions, the temporary-name protocol. Who may call: the test runner.

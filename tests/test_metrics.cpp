@@ -1,4 +1,4 @@
-// test_metrics.cpp: GoogleTest tests of src/metrics (MetricsRegistry, DESIGN.md section 4).
+// test_metrics.cpp: GoogleTest tests of src/metrics (MetricsRegistry, docs/conventions.md section 11).
 // Each test records known calls and checks one derived figure of table(): aggregation, min, mean, GB/s,
 // percent of peak, ordering. Values are chosen so that the expected results are exact in binary.
 // Who may call: the test runner.
