@@ -423,6 +423,7 @@ def test_help_exits_zero(run_report):
 
 
 def test_interpreter_has_the_analysis_packages():
-    """The report needs h5py, numpy and matplotlib from the same interpreter (Debian python3-* packages)."""
-    proc = subprocess.run([sys.executable, "-c", "import h5py, numpy, matplotlib"], capture_output=True, text=True)
+    """The analysis needs h5py, numpy, matplotlib and scipy from one interpreter (Debian python3-* packages)."""
+    proc = subprocess.run([sys.executable, "-c", "import h5py, numpy, matplotlib, scipy"], capture_output=True,
+                          text=True)
     assert proc.returncode == 0, proc.stderr
