@@ -10,7 +10,8 @@
 #   1. bash -n on every jobs/**/*.sh and *.sbatch (and this script), shellcheck -x on them when installed (else a
 #      message), and the two build scripts with EMPRISM_BUILD_DRY_RUN=1 (local CPU; Setonix with a stub `module`
 #      command and Cray-like variables, and with EMPRISM_SETONIX_DRYRUN=1): they must print the expected cmake lines.
-#   2. Without root, Slurm or munge, or without a python3 with h5py: exit 77 (skipped), after step 1.
+#   2. Without Slurm and munge (installed by `EMPRISM_SETUP_SLURM=1 jobs/setup.sh`, not by default), root, or a
+#      python3 with h5py: exit 77 (skipped) after step 1, with one line "SKIP: <the reason>".
 #   3. In a fresh temporary directory: a munge key and munged (--socket/--key-file/--pid-file/... there),
 #      slurm.conf for this host (NodeName=$(hostname -s), CPUs=$(nproc), RealMemory 90% of free's total,
 #      proctrack/linuxproc, task/none, select/cons_tres, MpiDefault=none, auth/munge on that socket, root as
@@ -107,18 +108,16 @@ skip() {
   if ((failures > 0)); then exit 1; fi
   exit 77
 }
-[[ $(id -u) -eq 0 ]] || skip "not root (slurmd must run as root)"
+missing=()
 for c in munged munge slurmctld slurmd sbatch scontrol squeue sinfo srun scancel; do
-  command -v "$c" > /dev/null 2>&1 || skip "$c not found (Debian packages: slurmctld slurmd slurm-client munge)"
+  command -v "$c" > /dev/null 2>&1 || missing+=("$c")
 done
-py=""
-for p in ${EMPRISM_PYTHON:-} python3 /usr/bin/python3; do
-  if command -v "$p" > /dev/null 2>&1 && "$p" -c "import h5py" > /dev/null 2>&1; then
-    py=$(command -v "$p")
-    break
-  fi
-done
-[[ -n $py ]] || skip "no python3 with h5py (Debian package python3-h5py)"
+((${#missing[@]} == 0)) || skip "Slurm and munge are not installed (no ${missing[*]});" \
+  "EMPRISM_SETUP_SLURM=1 jobs/setup.sh installs them (Debian packages slurmctld slurmd slurm-client munge)"
+[[ $(id -u) -eq 0 ]] || skip "not root (the test starts its own slurmd, which must run as root)"
+# The python3 of analysis/python3 (EMPRISM_PYTHON, else python3 on PATH, /usr/bin/python3) that imports h5py.
+py=$(EMPRISM_PYTHON_MODULES=h5py "$repo/analysis/python3" -c 'import sys; print(sys.executable)' 2> /dev/null) ||
+  skip "no python3 with h5py (Debian package python3-h5py, or set EMPRISM_PYTHON)"
 have_mpl=0
 if "$py" -c "import matplotlib" > /dev/null 2>&1; then have_mpl=1; fi
 
