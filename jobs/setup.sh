@@ -24,8 +24,8 @@
 #   EMPRISM_SETUP_SLURM    if 1, also install Slurm and munge (slurmctld slurmd slurm-client munge libpmix-dev),
 #                          which only the Slurm job test (tests/slurm/test_local_slurm.sh) needs: that test starts its
 #                          own private munged, slurmctld and slurmd and skips without them. Debian's packages enable
-#                          and start the system services munge, slurmctld and slurmd when installed, which is why
-#                          they are not installed by default. CI (.ci/run) sets it.
+#                          the system services munge, slurmctld and slurmd when installed, which is why they are
+#                          not installed by default. CI (.ci/run) sets it.
 #   EMPRISM_PYTHON         a python3 with h5py, numpy, matplotlib and scipy to use instead of searching.
 #
 # OpenMPI and root: mpirun/mpiexec refuse to run as root unless OMPI_ALLOW_RUN_AS_ROOT=1 and
