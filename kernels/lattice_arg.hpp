@@ -41,6 +41,14 @@ struct LatticeArg {
     return false;
   }
 
+  // The last (largest) partitioned direction whose local boundary x lies on, or -1.
+  EMPRISM_HD int last_boundary_direction(const int x[4]) const {
+    int last = -1;
+    for (int mu = 0; mu < 4; ++mu)
+      if (partitioned[mu] && (x[mu] == 0 || x[mu] == l[mu] - 1)) last = mu;
+    return last;
+  }
+
   // Faces: the sites of one parity with x[mu] fixed. Face index = (3-D lexicographic index over the other
   // directions, in increasing order) / 2; both sides of a rank boundary agree on it (same other coordinates).
   EMPRISM_HD int face_volume(int mu) const { return vh / l[mu]; }
