@@ -169,7 +169,7 @@ void HaloTransport::post_receives(Dir& d, int mu, int p) {
   switch (d.transport) {
     case Transport::Staged:
       if (d.self) return;
-      backend::wait_event(d.ready[p]);  // round k-2's copy out of pinned_recv[p] is done
+      if (round_ >= 2) backend::wait_event(d.ready[p]);  // round k-2's copy out of pinned_recv[p] is done
       MPI_Irecv(pinned_recv(p, mu, 1), n, MPI_BYTE, fwd, 2 * mu, comm_, &d.recv[p][1]);
       MPI_Irecv(pinned_recv(p, mu, 0), n, MPI_BYTE, bwd, 2 * mu + 1, comm_, &d.recv[p][0]);
       return;
@@ -211,7 +211,7 @@ void HaloTransport::begin() {
     if (!grid_.partitioned[mu]) continue;
     Dir& d = *dirs_[static_cast<std::size_t>(mu)];
     complete_sends(d, p);  // round k-2's sends out of this parity's buffers
-    if (d.transport == Transport::GpuAware && !waited_round_end) {
+    if (d.transport == Transport::GpuAware && !waited_round_end && round_ >= 2) {
       backend::wait_event(round_end_[p]);  // round k-2's exterior no longer reads arena[p]
       waited_round_end = true;
     }

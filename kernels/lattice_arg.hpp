@@ -41,12 +41,12 @@ struct LatticeArg {
     return false;
   }
 
-  // The last (largest) partitioned direction whose local boundary x lies on, or -1.
-  EMPRISM_HD int last_boundary_direction(const int x[4]) const {
-    int last = -1;
+  // Bit mu set when a hop from x leaves the rank in mu (a partitioned direction at the local boundary).
+  EMPRISM_HD int boundary_mask(const int x[4]) const {
+    int m = 0;
     for (int mu = 0; mu < 4; ++mu)
-      if (partitioned[mu] && (x[mu] == 0 || x[mu] == l[mu] - 1)) last = mu;
-    return last;
+      if (partitioned[mu] && (x[mu] == 0 || x[mu] == l[mu] - 1)) m |= 1 << mu;
+    return m;
   }
 
   // Faces: the sites of one parity with x[mu] fixed. Face index = (3-D lexicographic index over the other

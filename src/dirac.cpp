@@ -4,6 +4,7 @@
 //   clover mat-vec 552 flops, C;  xpay 48 flops, S;  |v|^2 of a site (oe_clover for CG) 48 flops, 8 bytes
 #include "src/dirac.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -14,10 +15,8 @@
 namespace emprism {
 
 namespace {
-constexpr double kHopFlops = 1320, kCloverFlops = 552, kXpayFlops = 48, kNormFlops = 48;
-}
 
-namespace {
+constexpr double kHopFlops = 1320, kCloverFlops = 552, kXpayFlops = 48, kNormFlops = 48;
 
 template <typename R>
 std::array<std::size_t, 4> face_bytes(const Geometry& g) {
@@ -51,22 +50,25 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const HostGaug
     upload_clover(clover.a_inv[p], a_inv_[p]);
   }
   for (int mu = 0; mu < 4; ++mu) phase_[mu] = {R(std::cos(params.theta[mu])), R(std::sin(params.theta[mu]))};
+  std::size_t most = 0;
   for (int p = 0; p < 2; ++p) {
     const std::vector<int> sites = geom.boundary_sites(p);
+    most = std::max(most, sites.size());
     boundary_[p] = Buffer<int>(sites.size());
     boundary_[p].from_host(sites);  // (an empty list allocates nothing)
     for (int mu = 0; mu < 4; ++mu) {
       if (!geom.partitioned(mu)) continue;
-      std::vector<int> face;
-      for (int cb : sites) {
+      std::vector<int> face;  // (cb, boundary index) of the sites on the boundary of mu
+      for (std::size_t k = 0; k < sites.size(); ++k) {
         int x[4];
-        geom.arg().coords(cb, p, x);
-        if (x[mu] == 0 || x[mu] == geom.local()[mu] - 1) face.push_back(cb);
+        geom.arg().coords(sites[k], p, x);
+        if (x[mu] == 0 || x[mu] == geom.local()[mu] - 1) face.insert(face.end(), {sites[k], static_cast<int>(k)});
       }
       face_sites_[p][mu] = Buffer<int>(face.size());
       face_sites_[p][mu].from_host(face);
     }
   }
+  halo_sums_ = Buffer<Spinor<R>>(geom.any_partitioned() ? most : 0);
 }
 
 template <typename R>
@@ -136,7 +138,9 @@ void WilsonClover<R>::exchange_and_apply(Epi epi) {
       if (!geom_.partitioned(mu)) continue;
       transport_.wait(mu);
       const Buffer<int>& sites = face_sites_[out_parity][mu];
-      run_kernel(static_cast<std::int64_t>(sites.size()), DslashExteriorDir<Epi>{epi, sites.data(), mu});
+      const SpinorView<R> halo{
+          {reinterpret_cast<BlockOf<Spinor<R>>*>(halo_sums_.data()), static_cast<int>(halo_sums_.size())}};
+      run_kernel(static_cast<std::int64_t>(sites.size() / 2), DslashExteriorDir<Epi>{epi, sites.data(), halo, mu});
     }
   } else {
     for (int mu = 0; mu < 4; ++mu)

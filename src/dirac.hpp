@@ -105,7 +105,8 @@ class WilsonClover {
   std::array<Complex<R>, 4> phase_;
   HaloTransport transport_;
   Buffer<int> boundary_[2];       // per output parity: the sites with a hop leaving the rank
-  Buffer<int> face_sites_[2][4];  // per output parity and direction: the sites on the boundary of mu
+  Buffer<int> face_sites_[2][4];  // per output parity and direction: (site, boundary index) on the boundary of mu
+  Buffer<Spinor<R>> halo_sums_;   // split exterior: the halo hops summed so far, per boundary site
   Buffer<double> site_norm_;      // oe_clover's |v|^2 per site
 };
 

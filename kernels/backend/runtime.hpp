@@ -22,7 +22,8 @@ std::string device_name();  // e.g. "NVIDIA H100 80GB HBM3" or "host CPU (16 Ope
 bool device_is_host();      // device pointers are host pointers (CPU backend)
 int device_count();         // GPUs visible to this process (0 on the CPU backend)
 // Chooses the device of this rank from its node-local rank (honouring *_VISIBLE_DEVICES, which the runtime
-// applies before numbering); returns the device index used. CPU: returns 0.
+// applies before numbering); returns the device index used. CPU: returns 0. Call it before anything else of
+// this file (the compute stream and the reduction slots are created on the device current at their first use).
 int select_device(int local_rank);
 
 void* device_alloc(std::size_t bytes);         // throws RuntimeFailure when out of memory

@@ -87,7 +87,7 @@ void* device_alloc(std::size_t bytes) {
   return p;
 }
 void device_free(void* p) {
-  if (p) gpu::free(p);  // hipFree / cudaFree wait for the device
+  if (p) (void)gpu::free(p);  // hipFree / cudaFree wait for the device; a failure here is not reportable
 }
 void device_zero(void* p, std::size_t bytes) {
   gpu::check(gpu::memset_async(p, 0, bytes, native(compute_stream())), "memset");
@@ -108,7 +108,7 @@ void* host_alloc_pinned(std::size_t bytes) {
   return p;
 }
 void host_free_pinned(void* p) {
-  if (p) gpu::host_free(p);
+  if (p) (void)gpu::host_free(p);
 }
 void synchronize() { gpu::check(gpu::device_synchronize(), "device synchronize"); }
 
@@ -131,7 +131,7 @@ Stream create_stream() {
   return Stream{st};
 }
 void destroy_stream(Stream s) {
-  if (s.h) gpu::stream_destroy(static_cast<gpu::stream_t>(s.h));
+  if (s.h) (void)gpu::stream_destroy(static_cast<gpu::stream_t>(s.h));
 }
 
 Event create_event(EventKind kind) {
@@ -143,7 +143,7 @@ Event create_event(EventKind kind) {
   return Event{e};
 }
 void destroy_event(Event e) {
-  if (e.h) gpu::event_destroy(native(e));
+  if (e.h) (void)gpu::event_destroy(native(e));
 }
 void record(Event e, Stream s) { gpu::check(gpu::event_record(native(e), native(s)), "event record"); }
 void wait(Stream s, Event e) { gpu::check(gpu::stream_wait_event(native(s), native(e)), "stream wait event"); }
@@ -230,13 +230,13 @@ void* ipc_open_memory(const IpcHandle& h, std::string* error) {
   void* p = nullptr;
   const gpu::error_t e = gpu::ipc_open_mem_handle(&p, native_handle);
   if (e == gpu::kSuccess) return p;
-  gpu::get_last_error();  // a failed open is not sticky: clear it so later checks do not report it
+  (void)gpu::get_last_error();  // a failed open is not sticky: clear it so later checks do not report it
   if (error) *error = std::string("opening a neighbour's memory handle: ") + gpu::error_string(e);
   return nullptr;
 }
 
 void ipc_close_memory(void* p) {
-  if (p) gpu::ipc_close_mem_handle(p);
+  if (p) (void)gpu::ipc_close_mem_handle(p);
 }
 
 IpcHandle ipc_export_event(Event e) {
@@ -254,7 +254,7 @@ Event ipc_open_event(const IpcHandle& h, std::string* error) {
   gpu::event_t e = nullptr;
   const gpu::error_t r = gpu::ipc_open_event_handle(&e, native_handle);
   if (r == gpu::kSuccess) return Event{e};
-  gpu::get_last_error();  // likewise
+  (void)gpu::get_last_error();  // likewise
   if (error) *error = std::string("opening a neighbour's event handle: ") + gpu::error_string(r);
   return Event{};
 }
