@@ -41,6 +41,14 @@ struct LatticeArg {
     return false;
   }
 
+  // Bit mu set when a hop from x leaves the rank in mu (a partitioned direction at the local boundary).
+  EMPRISM_HD int boundary_mask(const int x[4]) const {
+    int m = 0;
+    for (int mu = 0; mu < 4; ++mu)
+      if (partitioned[mu] && (x[mu] == 0 || x[mu] == l[mu] - 1)) m |= 1 << mu;
+    return m;
+  }
+
   // Faces: the sites of one parity with x[mu] fixed. Face index = (3-D lexicographic index over the other
   // directions, in increasing order) / 2; both sides of a rank boundary agree on it (same other coordinates).
   EMPRISM_HD int face_volume(int mu) const { return vh / l[mu]; }

@@ -5,6 +5,10 @@
 // true residual; with Ro = double, Ri = float it is mixed-precision defect correction (reliable updates).
 // The residual history holds, per CG iteration, |Mhat^dag (bhat - Mhat e_o)| relative to the first cycle's
 // |Mhat^dag bhat|. Collective (reductions) on all ranks.
+// Global sums: two per CG iteration, one double each: |Mhat p|^2 (oe_clover's epilogue writes it per site; it is
+// reduced on the device and summed over ranks while the device applies Mhat^dag) and |r|^2 (fused into the
+// update x += alpha p, r -= alpha w). Both are deterministic (fixed order on the device and in rank order across
+// ranks). The inner iterations and their global sums are counted in the context's metrics (ReductionStats).
 #pragma once
 
 #include <functional>
