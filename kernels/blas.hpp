@@ -85,6 +85,13 @@ struct Norm2Functor {
   EMPRISM_HD Sums<1> operator()(int i) const { return Sums<1>{{site_norm2(x.load(i))}}; }
 };
 
+// Sum of per-site values written by a kernel's epilogue (e.g. |v|^2 of oe_clover): the same reduction order as
+// a norm computed from the field, from 8 bytes per site instead of the whole spinor.
+struct SiteSumFunctor {
+  const double* v;
+  EMPRISM_HD Sums<1> operator()(int i) const { return Sums<1>{{v[i]}}; }
+};
+
 template <typename R>
 struct DotFunctor {
   SpinorView<R> x, y;

@@ -5,19 +5,29 @@
 // Hops that leave the rank (partitioned directions) read spin-projected half spinors from halo buffers,
 // indexed by face index: from the forward neighbour P psi(x+mu) (the link is applied here), from the backward
 // neighbour U_mu(x-mu)^dag P psi(x-mu) (the sender applied its link; kernels/halo_pack.hpp).
-// A kernel is an epilogue (what to do with acc = H in at a site) run by one of two drivers:
-//   DslashInterior  all sites, hops that stay on the rank; boundary sites store the partial acc in out
-//   DslashExterior  boundary sites only, after the halos arrived: acc = partial + halo hops, then the epilogue
+// A kernel is an epilogue (what to do with acc = H in at a site) run by drivers:
+//   DslashInterior     all sites, hops that stay on the rank; boundary sites store the partial acc in out
+//   DslashExterior     boundary sites only, after the halos arrived: h = the halo hops (mu = 0..3), then the
+//                      epilogue of acc = partial + h
+//   DslashExteriorDir  the boundary sites of one direction mu, as its halo arrives: h (kept per boundary site in
+//                      a scratch field between launches; zero at the site's first boundary direction) += the
+//                      halo hops of mu; the site's last boundary direction runs the epilogue of partial + h.
+//                      Launched for mu = 0..3 in order, it adds in the order of DslashExterior (h is stored in R
+//                      exactly), so both give the same bits.
 // Without partitioned directions the interior driver is the whole kernel. Epilogues (C = clover block of the
 // output parity, A or A^-1):
 //   EpiClover<Dag>   out = C acc                      eo_clover, eo_clover_dag
-//   EpiCloverXpay    v = x + b C acc; out = v; out2 = C v    oe_clover (out2 = A_oo^-1 Mhat p feeds Mhat^dag)
+//   EpiCloverXpay    v = x + b C acc; out = v; out2 = C v    oe_clover (out2 = A_oo^-1 Mhat p feeds Mhat^dag);
+//                    with site_norm set also site_norm[cb] = |v(cb)|^2 in double (CG's p^dag Mhat^dag Mhat p)
 //   EpiXpay<Dag>     out = x + b acc                  oe_clover_dag
 //   EpiCloverOfXpay  out = C (x + b acc)              source preparation and reconstruction
 //   EpiCloverPlus    out = C x + b acc                the full M, one parity at a time
 // Aliasing: out must not alias in or x. Who may call: the backends through kernels/launch.hpp.
 #pragma once
 
+#include <utility>
+
+#include "kernels/blas.hpp"
 #include "kernels/lattice_arg.hpp"
 #include "kernels/views.hpp"
 
@@ -85,6 +95,7 @@ struct DiracArg {
   SpinorView<R> x;       // xpay input, output parity
   SpinorView<R> out;
   SpinorView<R> out2;
+  double* site_norm = nullptr;  // EpiCloverXpay: |v|^2 per site when set
   R b = 0;
 };
 
@@ -104,6 +115,7 @@ struct EpiCloverXpay {
     const Spinor<R> v = a.x.load(cb) + a.b * clover_mul(c, acc);
     a.out.store(cb, v);
     a.out2.store(cb, clover_mul(c, v));
+    if (a.site_norm) a.site_norm[cb] = site_norm2(v);
   }
 };
 
@@ -157,9 +169,44 @@ struct DslashExterior {
     const int cb = sites[i];
     int x[4];
     hop.lat.coords(cb, hop.out_parity, x);
-    auto acc = e.a.out.load(cb);
+    auto acc = zero_spinor<decltype(hop.phase[0].re)>();
     apply_hopping<Epi::kDag, HopPart::Exterior>(hop, x, cb, acc);
-    e.finish(cb, acc);
+    e.finish(cb, e.a.out.load(cb) + acc);  // the interior's partial sum joins after the halo hops
+  }
+};
+
+template <typename Epi>
+struct DslashExteriorDir {
+  using R = decltype(std::declval<Epi>().a.hop.phase[0].re);
+  Epi e;
+  const int* sites;    // pairs (checkerboard index, boundary index) of the sites on the boundary of mu
+  SpinorView<R> halo;  // h of each boundary site, by boundary index
+  int mu;
+  EMPRISM_HD void operator()(int i) const {
+    const auto& hop = e.a.hop;
+    const int cb = sites[2 * i], k = sites[2 * i + 1];
+    int x[4];
+    hop.lat.coords(cb, hop.out_parity, x);
+    const int mask = hop.lat.boundary_mask(x);
+    auto acc = (mask & ((1 << mu) - 1)) == 0 ? zero_spinor<R>() : halo.load(k);
+    switch (mu) {
+      case 0:
+        hop_direction<0, Epi::kDag, HopPart::Exterior, R>(hop, x, cb, acc);
+        break;
+      case 1:
+        hop_direction<1, Epi::kDag, HopPart::Exterior, R>(hop, x, cb, acc);
+        break;
+      case 2:
+        hop_direction<2, Epi::kDag, HopPart::Exterior, R>(hop, x, cb, acc);
+        break;
+      default:
+        hop_direction<3, Epi::kDag, HopPart::Exterior, R>(hop, x, cb, acc);
+        break;
+    }
+    if ((mask >> (mu + 1)) == 0)
+      e.finish(cb, e.a.out.load(cb) + acc);
+    else
+      halo.store(k, acc);
   }
 };
 

@@ -47,10 +47,17 @@ Hid row_type(const std::vector<Column>& columns, std::size_t row_bytes, const st
   Hid text = vlen_string_type(label);
   Hid t = checked(H5Tcreate(H5T_COMPOUND, row_bytes), H5Tclose, label, what);
   for (const Column& c : columns) {
+    Hid fixed;
     hid_t type = H5T_NATIVE_DOUBLE;
     if (c.type == Column::Type::Int32) type = H5T_NATIVE_INT32;
     if (c.type == Column::Type::Int64) type = H5T_NATIVE_INT64;
     if (c.type == Column::Type::Text) type = text.get();
+    if (c.type == Column::Type::FixedText) {
+      fixed = checked(H5Tcopy(H5T_C_S1), H5Tclose, label, what);
+      checked(H5Tset_size(fixed.get(), c.size), label, what);
+      checked(H5Tset_strpad(fixed.get(), H5T_STR_NULLTERM), label, what);
+      type = fixed.get();
+    }
     checked(H5Tinsert(t.get(), c.name, c.offset, type), label, what);
   }
   return t;

@@ -40,10 +40,13 @@ class FieldWriter;
 
 // A column of a table (a one-dimensional dataset of compound rows): its name, type and offset in the row struct.
 struct Column {
-  enum class Type { Int32, Int64, Float64, Text };  // Text: a const char* in the row, variable-length UTF-8 in the file
+  // Text: a const char* in the row, variable-length UTF-8 in the file; FixedText: `size` chars in the row and the
+  // file (null-terminated, h5py reads bytes).
+  enum class Type { Int32, Int64, Float64, Text, FixedText };
   const char* name;
   Type type;
   std::size_t offset;
+  std::size_t size = 0;  // FixedText only
 };
 
 // A group or dataset of a File (empty on ranks that do not hold the file). Move-only; closes its object.

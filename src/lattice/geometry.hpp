@@ -2,7 +2,7 @@
 // the local origin, even-odd indexing (through LatticeArg), the local natural order used for host I/O, and the
 // local block extended by a one-site halo (comm/host_halo.hpp's HaloBox: the host gauge field and, for one
 // timeslice, the source smearing).
-// Convention: DESIGN.md section 2 (x fastest, global parity, cb = local lex / 2).
+// Convention: docs/conventions.md section 1 (x fastest, global parity, cb = local lex / 2).
 // Who may call: anyone; no MPI here (comm/ decides the decomposition).
 #pragma once
 

@@ -3,7 +3,7 @@
 //   point       1 at (site, spin, colour) (also one spin-colour column of a propagator's point source)
 //   random      per global site and component from the counter-based RNG keyed by (seed, global site):
 //               gaussian: re, im ~ N(0, 1/2) (E|z|^2 = 1); z2: +1 or -1 (real)
-//   plane_wave  exp(i p.x) eta, p_mu = (2 pi n_mu + theta_mu) / L_mu (DESIGN.md section 2)
+//   plane_wave  exp(i p.x) eta, p_mu = (2 pi n_mu + theta_mu) / L_mu (docs/conventions.md section 5)
 // Who may call: anyone on the rank.
 #pragma once
 

@@ -2,7 +2,7 @@
 // What each key means, its type, default, rule and documentation are declared once, in src/run/parameters.cpp; the
 // reader (src/run/input.hpp) fills these structs from that declaration only, so they carry no defaults of their own
 // (value-initialised). Every field here has been validated before any work starts.
-// Convention: extents, coordinates and momenta are (x, y, z, t) = mu 0..3 (DESIGN.md section 2).
+// Convention: extents, coordinates and momenta are (x, y, z, t) = mu 0..3 (docs/conventions.md section 1).
 // Who may call: anyone in the run layer; no MPI, no I/O.
 #pragma once
 
@@ -33,8 +33,13 @@ struct LatticeConfig {
 
 struct CommConfig {
   std::array<bool, 4> force_halo{};
-  enum class GpuAware { Off, On, Auto };
-  GpuAware gpu_aware{};
+  // How faces travel (comm/halo_policy.hpp): auto (tuned per operator), staged, gpu_aware, peer.
+  enum class Transport { Auto, Staged, GpuAware, Peer };
+  Transport transport{};
+  // The older key comm.gpu_aware: true = transport "gpu_aware", "auto" = "auto", false = "auto" without handing
+  // device memory to MPI. transport_key names the key that was given (for the halo policy's errors).
+  bool gpu_aware_in_auto{};
+  std::string transport_key;
 };
 
 struct GaugeConfig {

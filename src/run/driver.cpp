@@ -15,6 +15,7 @@
 
 #include "comm/collectives.hpp"
 #include "comm/communicator.hpp"
+#include "comm/halo_policy.hpp"
 #include "comm/process_grid.hpp"
 #include "emprism_version.hpp"
 #include "io/gauge/gauge_file.hpp"
@@ -25,6 +26,7 @@
 #include "src/run/execute.hpp"
 #include "src/run/input.hpp"
 #include "src/run/parameters.hpp"
+#include "src/run/solver.hpp"
 #include "src/run/tasks.hpp"
 
 namespace emprism::run {
@@ -151,6 +153,14 @@ int run_validated(const Validated& v, const CommandLine& cl, Communicator& comm,
   return execute(cfg, comm, grid);
 }
 
+// The ranks agree on the first rank with an error (`error` not empty); it prints it. True when there was one.
+bool report_first_error(Communicator& comm, const std::string& error) {
+  const int failing_rank = first_failing_rank(comm, !error.empty());
+  if (failing_rank == comm.size()) return false;
+  if (comm.rank() == failing_rank) io::print_error(error);
+  return true;
+}
+
 // A parse error of CLI11: --help and --version print and exit 0 (rank 0), anything else is a one-line error (2).
 int cli_exit(const CLI::App& cli, const CLI::ParseError& e, const Communicator& comm, const std::string& where) {
   if (e.get_exit_code() == 0) {
@@ -230,11 +240,14 @@ int run_main(int argc, char** argv) {
     error = e.what();
     if (error.rfind(cl.input, 0) != 0) error = cl.input + ": " + error;
   }
-  const int failing_rank = first_failing_rank(comm, !error.empty());
-  if (failing_rank < comm.size()) {
-    if (comm.rank() == failing_rank) io::print_error(error);
-    return kExitInput;
+  if (report_first_error(comm, error)) return kExitInput;
+  // The transport needs the grid, and its check is collective: only now that every rank has one.
+  try {
+    check_transport_request(transport_request(v.cfg.comm), grid);
+  } catch (const InputError& e) {
+    error = cl.input + ": " + e.what();
   }
+  if (report_first_error(comm, error)) return kExitInput;
 
   try {
     return run_validated(v, cl, comm, grid);

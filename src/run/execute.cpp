@@ -10,7 +10,6 @@
 #include <ctime>
 
 #include "comm/collectives.hpp"
-#include "comm/gpu_aware.hpp"
 #include "emprism_version.hpp"
 #include "kernels/backend/runtime.hpp"
 #include "kernels/errors.hpp"
@@ -57,8 +56,8 @@ DiracParams dirac_params(const Config& cfg) {
   dp.kappa = cfg.dirac.kappa;
   dp.csw = cfg.dirac.csw;
   for (int mu = 0; mu < 4; ++mu) dp.theta[mu] = cfg.dirac.theta_over_pi[mu] * kPi;
-  dp.gpu_aware_mpi = cfg.comm.gpu_aware == CommConfig::GpuAware::On ||
-                     (cfg.comm.gpu_aware == CommConfig::GpuAware::Auto && mpi_is_gpu_aware());
+  dp.transport = transport_request(cfg.comm);
+  dp.report = [](const std::string& line) { spdlog::info("{}", line); };
   return dp;
 }
 
@@ -66,7 +65,13 @@ DiracParams dirac_params(const Config& cfg) {
 RankTimes rank_times(Communicator& comm, const MetricsRegistry& metrics, const HaloStats& halo) {
   double kernels = 0;
   for (const auto& k : metrics.table()) kernels += k.total_s;
-  const RankTimes t{comm.rank(), kernels - halo.wait_s, halo.wait_s, comm.reduction_seconds()};
+  const ReductionStats& red = metrics.reductions();
+  const RankTimes t{comm.rank(),
+                    kernels - halo.wait_s,
+                    halo.wait_s,
+                    comm.reduction_seconds(),
+                    red.cg_iterations > 0 ? static_cast<double>(red.cg_reductions) / red.cg_iterations : 0.0,
+                    red.wait_s};
   double v[4] = {t.compute_s, t.compute_s, halo.wait_s, halo.exchange_s};
   reduce_max(comm, v, 1);
   reduce_sum(comm, v + 1, 3);
@@ -79,6 +84,16 @@ RankTimes rank_times(Communicator& comm, const MetricsRegistry& metrics, const H
         v[3] > 0 ? 100.0 * (1.0 - v[2] / v[3]) : 100.0);
   }
   return t;
+}
+
+// Rank 0's /metrics/comm rows.
+void log_comm_table(const std::vector<CommRow>& rows) {
+  for (const CommRow& r : rows)
+    spdlog::info(
+        "halo {} (fp{}): {}, {} exterior, {:.2f} MB per call, {} calls, exchange {:.4f} s, exposed {:.4f} s "
+        "({:.1f}% hidden)",
+        "xyzt"[r.direction & 3], r.precision_bits, r.transport, r.split_exterior ? "split" : "fused",
+        r.bytes_per_call / 1e6, r.calls, r.exchange_s, r.exposed_s, 100.0 * r.hidden_fraction);
 }
 
 void log_kernel_table(const MetricsRegistry& m) {
@@ -158,11 +173,13 @@ CheckpointOptions store_options(const Config& cfg, double plaquette) {
   return options;
 }
 
-void log_summary(double total, const RankTimes& mine, const MetricsRegistry& metrics, const std::string& file) {
+void log_summary(double total, const RankTimes& mine, const HaloStats& halo, const MetricsRegistry& metrics,
+                 const std::string& file) {
   spdlog::info(
       "timing summary (rank 0): {:.3f} s in total, {:.3f} s computing, {:.3f} s waiting for halos, "
-      "{:.3f} s in reductions",
-      total, mine.compute_s, mine.halo_wait_s, mine.reduction_s);
+      "{:.3f} s in reductions ({:.2f} per CG iteration, {:.3f} s waiting for the device's partial sums)",
+      total, mine.compute_s, mine.halo_wait_s, mine.reduction_s, mine.reductions_per_iteration, mine.reduction_wait_s);
+  log_comm_table(halo.rows);
   log_kernel_table(metrics);
   spdlog::info("wrote {}", file);
 }
@@ -200,10 +217,12 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
   TaskContext tasks{cfg, comm, grid, geom, metrics, gauge, dirac, *solver, store.file()};
   const bool all_converged = run_tasks(cfg, tasks, store);
 
-  const RankTimes mine = rank_times(comm, metrics, solver->halo());
+  const HaloStats halo = solver->halo(comm.rank());
+  const RankTimes mine = rank_times(comm, metrics, halo);
   write_metrics(store.file(), metrics.table(), metrics.peak(), mine);
+  write_comm_metrics(store.file(), halo.rows);
   store.commit();
-  log_summary(seconds_since(t_start), mine, metrics, cfg.output.file);
+  log_summary(seconds_since(t_start), mine, halo, metrics, cfg.output.file);
   return all_converged ? kExitOk : kExitNotConverged;
 }
 

@@ -80,6 +80,13 @@ const ChoiceList<OutputIo>& output_ios() {
   return c;
 }
 
+const ChoiceList<CommConfig::Transport>& transports() {
+  using T = CommConfig::Transport;
+  static const ChoiceList<T> c{
+      {{"auto", T::Auto}, {"staged", T::Staged}, {"gpu_aware", T::GpuAware}, {"peer", T::Peer}}};
+  return c;
+}
+
 const ChoiceList<std::string>& log_levels() {
   static const ChoiceList<std::string> c{
       {{"trace", "trace"}, {"debug", "debug"}, {"info", "info"}, {"warn", "warn"}, {"error", "error"}}};
@@ -160,6 +167,10 @@ const std::vector<TableInfo>& tables() {
                                    "[generate] is given). A key of another type (spin on a random solve, say) is an "
                                    "error.",
                                    false, true, nullptr}};
+    out[1].begin = [](const io::InputTable& table, Target&) {
+      if (table.get("transport") && table.get("gpu_aware"))
+        io::fail(table.key_path("gpu_aware"), "give comm.transport or the older comm.gpu_aware, not both");
+    };
     out[3].begin = [](const io::InputTable&, Target& t) {
       t.cfg.generate.enabled = true;
       if (t.cfg.gauge.source != GaugeSource::Heatbath)

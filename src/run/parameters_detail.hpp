@@ -53,6 +53,7 @@ const ChoiceList<LinkSmearingKind>& link_smearings();
 const ChoiceList<GaugeFormat>& gauge_formats();     // gauge.format: every format io/gauge reads, and auto
 const ChoiceList<GaugeFormat>& generate_formats();  // generate.format: the formats io/gauge writes
 const ChoiceList<OutputIo>& output_ios();
+const ChoiceList<CommConfig::Transport>& transports();
 const ChoiceList<std::string>& log_levels();
 
 // ---- typed reads shared by the declarations (InputError naming the key on a broken rule)

@@ -63,21 +63,42 @@ void declare_comm(std::vector<Param>& out) {
   out.push_back(p);
 
   p = Param{};
-  p.table = "comm", p.key = "gpu_aware", p.type = "true, false or \"auto\"", p.def = "false";
+  p.table = "comm", p.key = "transport", p.type = "string", p.def = "\"auto\"", p.rule = transports().listed();
   p.doc =
-      "GPU backends: hand device buffers to MPI directly (true: GPU-aware MPI), stage the halo faces through "
-      "pinned host memory (false), or ask the MPI library (\"auto\": Open MPI's MPIX_Query_cuda_support/"
-      "rocm_support, or MPICH_GPU_SUPPORT_ENABLED=1 for Cray MPICH). No effect on the CPU backend.";
-  p.example = "false";
+      "How the halo faces travel: \"staged\" (GPU: asynchronous copies through pinned host memory, MPI in "
+      "between), \"gpu_aware\" (device buffers straight to a GPU-aware MPI; an input error when the MPI library "
+      "does not say it is), \"peer\" (ranks on one node, and a rank that is its own neighbour, store faces "
+      "straight into the receiver's buffers: CUDA/HIP IPC, MPI shared memory on the CPU backend; other directions "
+      "are tuned between the others) or \"auto\": each operator times the candidates on its first use and keeps "
+      "the fastest (the ranks agree; logged). Every choice gives bitwise the same results.";
+  p.example = "\"auto\"";
   p.read = [](const io::InputValue& v, Target& t) {
-    using G = CommConfig::GpuAware;
+    t.cfg.comm.transport = transports().read(v);
+    t.cfg.comm.gpu_aware_in_auto = true;
+    t.cfg.comm.transport_key = "comm.transport";
+  };
+  out.push_back(p);
+
+  p = Param{};
+  p.table = "comm", p.key = "gpu_aware", p.type = "true, false or \"auto\"";
+  p.def_doc = "not given (comm.transport decides)";
+  p.doc =
+      "The older key for the transport, still read: true = \"gpu_aware\", \"auto\" = \"auto\", false = \"auto\" "
+      "without device memory to MPI. Give comm.transport or comm.gpu_aware, not both.";
+  p.example = "true", p.example_active = false;
+  p.read = [](const io::InputValue& v, Target& t) {
+    using T = CommConfig::Transport;
+    CommConfig& c = t.cfg.comm;
     if (v.is_boolean()) {
-      t.cfg.comm.gpu_aware = v.boolean() ? G::On : G::Off;
+      const bool on = v.boolean();
+      c.transport = on ? T::GpuAware : T::Auto;
+      c.gpu_aware_in_auto = on;
     } else if (v.is_string() && v.string() == "auto") {
-      t.cfg.comm.gpu_aware = G::Auto;
+      c.transport = T::Auto;
     } else {
       v.fail("expected true, false or \"auto\", got " + (v.is_string() ? "'" + v.string() + "'" : v.type_name()));
     }
+    c.transport_key = v.path();
   };
   out.push_back(p);
 }

@@ -26,8 +26,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 const char* const kConvention =
     "C(p, t) = sum_{x: x_t = (x0_t + t) mod Lt} exp(-i p.(x - x0)) tr[G_sink S(x) G_source g5 S(x)^dag g5], "
     "p = 2 pi n / L; S(x) = M^-1 column of the source at x0 (sink spin, colour x source spin, colour); gamma "
-    "matrices of the chiral basis (DESIGN.md), g1 g2 g3 g4 = x y z t, g5 = g1 g2 g3 g4; effective_mass: "
-    "c(t)/c(t+1) = f(t)/f(t+1), f(t) = exp(-m t) + time_parity exp(-m (Lt - t)) on the real part; "
+    "matrices of the chiral basis (docs/conventions.md section 3), g1 g2 g3 g4 = x y z t, g5 = g1 g2 g3 g4; "
+    "effective_mass: c(t)/c(t+1) = f(t)/f(t+1), f(t) = exp(-m t) + time_parity exp(-m (Lt - t)) on the real part; "
     "pcac_mass(t) = (C_axial(t+1) - C_axial(t-1)) / (4 C_pion(t))";
 
 std::vector<double> real_parts(const std::vector<std::complex<double>>& values) {

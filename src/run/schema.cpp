@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 
 #include "comm/collectives.hpp"
 #include "kernels/errors.hpp"
@@ -59,7 +60,16 @@ struct KernelRow {
 
 struct RankRow {
   std::int32_t rank;
-  double compute_s, halo_wait_s, reduction_s;
+  double compute_s, halo_wait_s, reduction_s, reductions_per_iteration, reduction_wait_s;
+};
+
+struct CommRowMem {
+  std::int32_t rank, precision_bits;
+  char direction[2];
+  char transport[10];
+  char exterior[6];
+  std::int64_t calls;
+  double bytes_per_call, exchange_s, exposed_s, hidden_fraction;
 };
 
 using Col = io::h5::Column;
@@ -84,7 +94,36 @@ const std::vector<Col> kRankColumns = {
     {"compute_s", Col::Type::Float64, offsetof(RankRow, compute_s)},
     {"halo_wait_s", Col::Type::Float64, offsetof(RankRow, halo_wait_s)},
     {"reduction_s", Col::Type::Float64, offsetof(RankRow, reduction_s)},
+    {"reductions_per_iteration", Col::Type::Float64, offsetof(RankRow, reductions_per_iteration)},
+    {"reduction_wait_s", Col::Type::Float64, offsetof(RankRow, reduction_wait_s)},
 };
+const std::vector<Col> kCommColumns = {
+    {"rank", Col::Type::Int32, offsetof(CommRowMem, rank)},
+    {"precision_bits", Col::Type::Int32, offsetof(CommRowMem, precision_bits)},
+    {"direction", Col::Type::FixedText, offsetof(CommRowMem, direction), sizeof(CommRowMem::direction)},
+    {"transport", Col::Type::FixedText, offsetof(CommRowMem, transport), sizeof(CommRowMem::transport)},
+    {"exterior", Col::Type::FixedText, offsetof(CommRowMem, exterior), sizeof(CommRowMem::exterior)},
+    {"calls", Col::Type::Int64, offsetof(CommRowMem, calls)},
+    {"bytes_per_call", Col::Type::Float64, offsetof(CommRowMem, bytes_per_call)},
+    {"exchange_s", Col::Type::Float64, offsetof(CommRowMem, exchange_s)},
+    {"exposed_s", Col::Type::Float64, offsetof(CommRowMem, exposed_s)},
+    {"hidden_fraction", Col::Type::Float64, offsetof(CommRowMem, hidden_fraction)},
+};
+
+CommRowMem comm_row_mem(const CommRow& r) {
+  CommRowMem m{};
+  m.rank = r.rank;
+  m.precision_bits = r.precision_bits;
+  m.direction[0] = "xyzt"[r.direction & 3];
+  std::snprintf(m.transport, sizeof(m.transport), "%s", r.transport.c_str());
+  std::snprintf(m.exterior, sizeof(m.exterior), "%s", r.split_exterior ? "split" : "fused");
+  m.calls = r.calls;
+  m.bytes_per_call = r.bytes_per_call;
+  m.exchange_s = r.exchange_s;
+  m.exposed_s = r.exposed_s;
+  m.hidden_fraction = r.hidden_fraction;
+  return m;
+}
 
 std::vector<KernelRow> kernel_rows(const std::vector<KernelMetric>& kernels) {
   std::vector<KernelRow> rows;
@@ -279,7 +318,9 @@ void write_metrics(File& file, const std::vector<KernelMetric>& kernels, const P
                    const std::vector<RankTimes>& my_rows) {
   // /metrics/ranks: every rank's rows, in rank order, on rank 0.
   std::vector<RankRow> mine;
-  for (const RankTimes& r : my_rows) mine.push_back(RankRow{r.rank, r.compute_s, r.halo_wait_s, r.reduction_s});
+  for (const RankTimes& r : my_rows)
+    mine.push_back(
+        RankRow{r.rank, r.compute_s, r.halo_wait_s, r.reduction_s, r.reductions_per_iteration, r.reduction_wait_s});
   const std::vector<RankRow> rows = gather_rows(file.comm(), mine);
   std::uint64_t total_rows = rows.size();
   broadcast(file.comm(), total_rows);
@@ -297,6 +338,19 @@ void write_metrics(File& file, const std::vector<KernelMetric>& kernels, const P
     const std::vector<KernelRow> krows = kernel_rows(kernels);
     metrics.write_table("kernels", kKernelColumns, sizeof(KernelRow), krows.data(), nk);
     metrics.write_table("ranks", kRankColumns, sizeof(RankRow), rows.data(), total_rows);
+  });
+}
+
+void write_comm_metrics(File& file, const std::vector<CommRow>& my_rows) {
+  // Every rank's rows, in rank order, on rank 0 (as /metrics/ranks).
+  std::vector<CommRowMem> mine;
+  for (const CommRow& r : my_rows) mine.push_back(comm_row_mem(r));
+  const std::vector<CommRowMem> rows = gather_rows(file.comm(), mine);
+  std::uint64_t total_rows = rows.size();
+  broadcast(file.comm(), total_rows);
+  file.step([&] {
+    Object metrics = file.root().open_group("metrics");
+    metrics.write_table("comm", kCommColumns, sizeof(CommRowMem), rows.data(), total_rows);
   });
 }
 

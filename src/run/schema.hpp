@@ -1,16 +1,17 @@
-// schema.hpp: the layout of the run's output file (DESIGN.md section 5) as calls on io/h5: the root attributes,
-// /input, /gauge, /solves/<name> (a solve, or the 12 columns of a propagator), /correlators/<name> and /metrics.
-// Fields are stored in GLOBAL natural order [Lt][Lz][Ly][Lx][4][3] (spinors) and [Lt][Lz][Ly][Lx][4][3][3] (links),
-// x fastest, whatever the number of ranks: each rank passes its block in LOCAL natural order (io/h5/field_writer.hpp).
-// The parameters of the input a solve depends on (kappa, csw, tol, the smearing of a propagator...) are attributes
-// of its group; which ones, and their names, come from the parameter declaration (src/run/parameters.hpp).
-// Who may call: every function is COLLECTIVE over the file's communicator: all ranks call it, in the same order, with
-// identical attribute values; only field data (and the per-rank RankTimes) differ between ranks. Failures are
-// agreed: every rank throws the same exception (io/h5/file.hpp).
+// schema.hpp: the layout of the run's output file (docs/conventions.md section 13) as calls on io/h5: the root
+// attributes, /input, /gauge, /solves/<name> (a solve, or the 12 columns of a propagator), /correlators/<name> and
+// /metrics. Fields are stored in GLOBAL natural order [Lt][Lz][Ly][Lx][4][3] (spinors) and [Lt][Lz][Ly][Lx][4][3][3]
+// (links), x fastest, whatever the number of ranks: each rank passes its block in LOCAL natural order
+// (io/h5/field_writer.hpp). The parameters of the input a solve depends on (kappa, csw, tol, the smearing of a
+// propagator...) are attributes of its group; which ones, and their names, come from the parameter declaration
+// (src/run/parameters.hpp). Who may call: every function is COLLECTIVE over the file's communicator: all ranks call it,
+// in the same order, with identical attribute values; only field data (and the per-rank RankTimes and CommRows) differ
+// between ranks. Failures are agreed: every rank throws the same exception (io/h5/file.hpp).
 #pragma once
 
 #include <array>
 #include <complex>
+#include <cstdint>
 #include <string>
 #include <variant>
 #include <vector>
@@ -107,10 +108,26 @@ struct CorrelatorRecord {
   std::vector<double> pcac_mass;  // [Lt] at zero momentum; empty: not written
 };
 
-// One row of /metrics/ranks.
+// One row of /metrics/ranks. reduction_s: time in the global sums (MPI); reduction_wait_s: time the host waited
+// for the device's partial sums before them; reductions_per_iteration: global sums per CG iteration.
 struct RankTimes {
   int rank = 0;
   double compute_s = 0, halo_wait_s = 0, reduction_s = 0;
+  double reductions_per_iteration = 0, reduction_wait_s = 0;
+};
+
+// One row of /metrics/comm: one partitioned direction of one operator (fp32 or fp64) on one rank.
+struct CommRow {
+  int rank = 0;
+  int precision_bits = 0;  // 32 or 64: the operator
+  int direction = 0;       // 0..3 = x, y, z, t (written as "x".."t")
+  std::string transport;   // "staged", "gpu_aware" or "peer"
+  bool split_exterior = false;
+  std::int64_t calls = 0;      // exchanges timed
+  double bytes_per_call = 0;   // sent by the rank in this direction, both faces
+  double exchange_s = 0;       // start of the exchange to faces in place, summed over calls
+  double exposed_s = 0;        // the compute stream waiting for them after the interior kernel, summed
+  double hidden_fraction = 0;  // 1 - exposed_s / exchange_s (1 when nothing was exchanged)
 };
 
 void write_root(io::h5::File& file, const RootInfo& info);
@@ -145,5 +162,9 @@ inline void write_metrics(io::h5::File& file, const std::vector<KernelMetric>& k
                           const RankTimes& mine) {
   write_metrics(file, kernels, peak, std::vector<RankTimes>{mine});
 }
+// Table /metrics/comm (after write_metrics): the rows passed by every rank, in rank order, columns rank,
+// precision_bits, direction ("x".."t"), transport, exterior ("fused"/"split"), calls, bytes_per_call, exchange_s,
+// exposed_s, hidden_fraction; strings are fixed-length (h5py gives bytes). Empty without halos.
+void write_comm_metrics(io::h5::File& file, const std::vector<CommRow>& my_rows);
 
 }  // namespace emprism::run

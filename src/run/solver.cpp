@@ -2,13 +2,35 @@
 // (float, float) and (double, float), the inner operator being the outer one when the precisions agree.
 #include "src/run/solver.hpp"
 
+#include <algorithm>
 #include <type_traits>
 
+#include "comm/halo_policy.hpp"
 #include "src/lattice/field_io.hpp"
 
 namespace emprism::run {
 
 namespace {
+
+template <typename R>
+void add_halo_stats(WilsonClover<R>& op, int rank, HaloStats& halo) {
+  for (const auto& d : op.halo_stats()) {
+    CommRow row;
+    row.rank = rank;
+    row.precision_bits = 8 * static_cast<int>(sizeof(R));
+    row.direction = d.mu;
+    row.transport = transport_name(d.transport);
+    row.split_exterior = d.split_exterior;
+    row.calls = d.calls;
+    row.bytes_per_call = d.bytes_per_call;
+    row.exchange_s = d.exchange_s;
+    row.exposed_s = d.exposed_s;
+    row.hidden_fraction = d.exchange_s > 0 ? std::max(0.0, 1.0 - d.exposed_s / d.exchange_s) : 1.0;
+    halo.rows.push_back(row);
+    halo.wait_s += d.exposed_s;
+    halo.exchange_s += d.exchange_s;
+  }
+}
 
 template <typename Ro, typename Ri>
 class SolverOf final : public Solver {
@@ -29,12 +51,10 @@ class SolverOf final : public Solver {
     return r;
   }
 
-  HaloStats halo() const override {
-    HaloStats h{outer_.halo().wait_seconds(), outer_.halo().exchange_seconds()};
-    if constexpr (!std::is_same_v<Ro, Ri>) {
-      h.wait_s += inner_->halo().wait_seconds();
-      h.exchange_s += inner_->halo().exchange_seconds();
-    }
+  HaloStats halo(int rank) override {
+    HaloStats h;
+    add_halo_stats(outer_, rank, h);
+    if constexpr (!std::is_same_v<Ro, Ri>) add_halo_stats(*inner_, rank, h);
     return h;
   }
 
@@ -53,6 +73,27 @@ class SolverOf final : public Solver {
 };
 
 }  // namespace
+
+TransportRequest transport_request(const CommConfig& c) {
+  TransportRequest r;
+  switch (c.transport) {
+    case CommConfig::Transport::Staged:
+      r.choice = TransportRequest::Choice::Staged;
+      break;
+    case CommConfig::Transport::GpuAware:
+      r.choice = TransportRequest::Choice::GpuAware;
+      break;
+    case CommConfig::Transport::Peer:
+      r.choice = TransportRequest::Choice::Peer;
+      break;
+    case CommConfig::Transport::Auto:
+      r.choice = TransportRequest::Choice::Auto;
+      break;
+  }
+  r.gpu_aware_in_auto = c.gpu_aware_in_auto;
+  r.key = c.transport_key;
+  return r;
+}
 
 std::unique_ptr<Solver> make_solver(Precision precision, Context& ctx, const Geometry& geom, const HostGauge& gauge,
                                     const HostClover& clover, const DiracParams& params) {

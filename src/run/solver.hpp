@@ -15,13 +15,19 @@
 #include "src/physics/clover.hpp"
 #include "src/physics/dirac.hpp"
 #include "src/run/config.hpp"
+#include "src/run/schema.hpp"
 
 namespace emprism::run {
 
-// Seconds the halo exchanges of the operators took: blocked in wait, and from start to completion.
+// The halo exchanges of the operators: totals for /metrics/ranks (exposed: the compute stream waiting for faces;
+// exchange: start to faces in place) and one /metrics/comm row per partitioned direction and operator.
 struct HaloStats {
   double wait_s = 0, exchange_s = 0;
+  std::vector<CommRow> rows;
 };
+
+// The halo exchange's transport the input asks for (comm.transport or the older comm.gpu_aware).
+TransportRequest transport_request(const CommConfig& comm);
 
 class Solver {
  public:
@@ -29,7 +35,8 @@ class Solver {
   // Solves M x = b for b = source; `solution` (when not null) receives x. Collective.
   virtual CgResult solve(const std::vector<std::complex<double>>& source, const CgParams& params,
                          std::vector<std::complex<double>>* solution) = 0;
-  virtual HaloStats halo() const = 0;
+  // The halo statistics of this rank's operators (rows labelled with `rank`).
+  virtual HaloStats halo(int rank) = 0;
 };
 
 // The solver of `precision` on this rank's block; the operator's kappa and csw must be the clover term's.

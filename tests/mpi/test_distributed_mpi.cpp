@@ -1,10 +1,15 @@
 // test_distributed_mpi.cpp: the distributed operator and solver against the single-rank result, run by ctest
-// under mpiexec with several process grids:  test_distributed_mpi px py pz pt [force_mask, e.g. 0001]
+// (tests/support/mpirun.sh) with several process grids:
+//   test_distributed_mpi px py pz pt [force_mask, e.g. 0001] [--transports=auto,staged,gpu_aware,peer] [--gpu]
 // Every rank builds its block of the same random gauge field and source (counter-based RNG: independent of the
 // decomposition), applies M and solves in double and single precision; rank 0 gathers the blocks and compares
 // with the same computation on the whole lattice on one rank (MPI_COMM_SELF). Tolerances: fp64 relative 1e-12,
-// fp32 1e-6 (the bar). Also checks that a second solve is bitwise identical (determinism). Exit code 0
-// on success; every failure is printed by rank 0 and fails the test.
+// fp32 1e-6 (the bar). Also checks that a second solve is bitwise identical (determinism) and that every
+// candidate halo policy of the operator (transport per direction, fused or split exterior) gives bitwise the same
+// M. This runs once per transport of --transports (comm.transport; default auto); a forced transport that this
+// build or MPI cannot offer (gpu_aware without GPU-aware MPI) is reported and skipped. --gpu: exit 77 (skipped)
+// unless a GPU backend sees a device (ctest label gpu). The MPI test main (tests/support/mpi_test.hpp) counts the
+// failed checks of every rank.
 #include <mpi.h>
 
 #include <cmath>
@@ -20,6 +25,7 @@
 #include "comm/communicator.hpp"
 #include "comm/process_grid.hpp"
 #include "kernels/backend/runtime.hpp"
+#include "kernels/errors.hpp"
 #include "src/lattice/field_io.hpp"
 #include "src/lattice/gauge.hpp"
 #include "src/physics/cg.hpp"
@@ -43,8 +49,23 @@ struct Results {
   int it_double = 0, it_single = 0;
 };
 
-// The whole computation on the geometry of this communicator/grid.
-Results compute(Communicator& comm, const ProcessGrid& grid, const Geometry& geom) {
+// M of op under each of its candidate halo policies equals y bitwise (this rank's block).
+template <typename R>
+void check_policies(WilsonClover<R>& op, const SpinorField<R>& b, const std::vector<Cd>& y, const Geometry& geom) {
+  for (const HaloPolicy& p : op.halo_candidates()) {
+    op.use_halo_policy(p);
+    SpinorField<R> out(geom);
+    op.apply_m(out, b);
+    check(spinor_to_natural(geom, out) == y,
+          std::string("M (fp") + std::to_string(8 * sizeof(R)) + ") under policy '" +
+              p.describe({geom.partitioned(0), geom.partitioned(1), geom.partitioned(2), geom.partitioned(3)}) +
+              "' differs bitwise from the tuned policy's");
+  }
+}
+
+// The whole computation on the geometry of this communicator/grid, with the given halo transport.
+Results compute(Communicator& comm, const ProcessGrid& grid, const Geometry& geom,
+                const TransportRequest& transport = {}, std::string* policy = nullptr) {
   MetricsRegistry metrics;
   Context ctx{metrics, comm, grid};
   HostGauge u = make_random_gauge(geom, 2027, 0.7);
@@ -54,6 +75,7 @@ Results compute(Communicator& comm, const ProcessGrid& grid, const Geometry& geo
   dp.kappa = kKappa;
   dp.csw = kCsw;
   dp.theta = kTheta;
+  dp.transport = transport;
   WilsonClover<double> opd(ctx, geom, u, clover, dp);
   WilsonClover<float> ops(ctx, geom, u, clover, dp);
   SourceParams sc;
@@ -70,6 +92,10 @@ Results compute(Communicator& comm, const ProcessGrid& grid, const Geometry& geo
   spinor_from_natural(geom, src, bs);
   ops.apply_m(ys, bs);
   r.m_single = spinor_to_natural(geom, ys);
+
+  if (policy) *policy = opd.halo_policy();
+  check_policies(opd, bd, r.m_double, geom);
+  check_policies(ops, bs, r.m_single, geom);
 
   CgParams p;
   p.tol = 1e-12;
@@ -123,46 +149,95 @@ double rel_diff(const std::vector<Cd>& a, const std::vector<Cd>& b) {
   return std::sqrt(num / den);
 }
 
+TransportRequest parse_transport(const std::string& name) {
+  TransportRequest r;
+  if (name == "staged")
+    r.choice = TransportRequest::Choice::Staged;
+  else if (name == "gpu_aware")
+    r.choice = TransportRequest::Choice::GpuAware;
+  else if (name == "peer")
+    r.choice = TransportRequest::Choice::Peer;
+  else if (name != "auto")
+    throw std::invalid_argument("unknown transport '" + name + "'");
+  return r;
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const std::size_t end = s.find(',', start);
+    out.push_back(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+// The distributed computation with one transport, compared with the single-rank result `one` (rank 0's).
+void run_transport(Communicator& comm, const ProcessGrid& grid, const Geometry& geom, const std::string& name,
+                   const std::array<int, 4>& procs, const Results& one) {
+  Results dist, again;
+  std::string policy;
+  try {
+    dist = compute(comm, grid, geom, parse_transport(name), &policy);
+  } catch (const InputError& e) {  // the same on every rank: the transport is not offered here
+    if (comm.rank() == 0) std::printf("transport %s: not available here, skipped (%s)\n", name.c_str(), e.what());
+    return;
+  }
+  again = compute(comm, grid, geom, parse_transport(name));
+  check(dist.x_double == again.x_double && dist.x_single == again.x_single,
+        "transport " + name + ": two identical distributed solves are not bitwise identical");
+  const std::vector<Cd> md = gather(comm, geom, dist.m_double), ms = gather(comm, geom, dist.m_single),
+                        xd = gather(comm, geom, dist.x_double), xs = gather(comm, geom, dist.x_single),
+                        xm = gather(comm, geom, dist.x_mixed);
+  if (comm.rank() != 0) return;
+  const std::string grid_str = std::to_string(procs[0]) + "x" + std::to_string(procs[1]) + "x" +
+                               std::to_string(procs[2]) + "x" + std::to_string(procs[3]);
+  const double d_md = rel_diff(md, one.m_double), d_ms = rel_diff(ms, one.m_single), d_xd = rel_diff(xd, one.x_double),
+               d_xs = rel_diff(xs, one.x_single), d_xm = rel_diff(xm, one.x_mixed);
+  std::printf(
+      "grid %s, transport %s (%s): M fp64 %.2e, M fp32 %.2e, x fp64 %.2e (%d vs %d it), x fp32 %.2e (%d vs %d it), "
+      "x mixed %.2e\n",
+      grid_str.c_str(), name.c_str(), policy.empty() ? "no halo" : policy.c_str(), d_md, d_ms, d_xd, dist.it_double,
+      one.it_double, d_xs, dist.it_single, one.it_single, d_xm);
+  const std::string t = "transport " + name + ": ";
+  check(d_md < 1e-12, t + "M fp64 differs from one rank");
+  check(d_ms < 1e-6, t + "M fp32 differs from one rank");
+  check(d_xd < 1e-12, t + "solution fp64 differs from one rank");
+  check(d_xs < 1e-6, t + "solution fp32 differs from one rank");
+  check(d_xm < 1e-12, t + "solution mixed differs from one rank");
+}
+
 }  // namespace
 
 void run_mpi_test(emprism::test::MpiTest& test) {
   using namespace emprism;
   Communicator& comm = test.comm();
-  if (!test.procs()) throw std::invalid_argument("usage: test_distributed_mpi px py pz pt [force_mask]");
+  const std::vector<std::string> transports = split_list(test.option("--transports").value_or("auto"));
+  if (!test.procs())
+    throw std::invalid_argument(
+        "usage: test_distributed_mpi px py pz pt [force_mask] "
+        "[--transports=auto,staged,gpu_aware,peer] [--gpu]");
+  if (test.flag("--gpu") && (backend::device_is_host() || backend::device_count() == 0)) {
+    test.skip(std::string("no GPU (backend ") + backend::name() + ")");
+    return;
+  }
   const std::array<int, 4> procs = *test.procs();
   const std::array<bool, 4> force = test.force_halo();
-  // One device per rank, by node-local rank (GPU backends; a no-op on the CPU).
+  // One device per rank, by node-local rank (GPU backends; a no-op on the CPU). Ranks beyond the device count
+  // share devices.
   const int device = backend::select_device(comm.local_rank());
   std::printf("rank %d: %s (device %d)\n", comm.rank(), backend::device_name().c_str(), device);
   const ProcessGrid grid = make_process_grid(comm, kGlobal, procs, force);
   const Geometry geom(kGlobal, grid.local_extents(kGlobal), grid.origin(kGlobal), grid.partitioned);
 
-  const Results dist = compute(comm, grid, geom);
-  const Results again = compute(comm, grid, geom);
-  check(dist.x_double == again.x_double && dist.x_single == again.x_single,
-        "two identical distributed solves are not bitwise identical");
-
-  const std::vector<Cd> md = gather(comm, geom, dist.m_double), ms = gather(comm, geom, dist.m_single),
-                        xd = gather(comm, geom, dist.x_double), xs = gather(comm, geom, dist.x_single),
-                        xm = gather(comm, geom, dist.x_mixed);
+  Results one;
   if (comm.rank() == 0) {
     Communicator self(MPI_COMM_SELF);
     ProcessGrid single;
     single.cart = MPI_COMM_SELF;
-    const Geometry whole = Geometry::single_rank(kGlobal);
-    const Results one = compute(self, single, whole);
-    const std::string grid_str = std::to_string(procs[0]) + "x" + std::to_string(procs[1]) + "x" +
-                                 std::to_string(procs[2]) + "x" + std::to_string(procs[3]);
-    const double d_md = rel_diff(md, one.m_double), d_ms = rel_diff(ms, one.m_single),
-                 d_xd = rel_diff(xd, one.x_double), d_xs = rel_diff(xs, one.x_single), d_xm = rel_diff(xm, one.x_mixed);
-    std::printf(
-        "grid %s: M fp64 %.2e, M fp32 %.2e, x fp64 %.2e (%d vs %d it), x fp32 %.2e (%d vs %d it), "
-        "x mixed %.2e\n",
-        grid_str.c_str(), d_md, d_ms, d_xd, dist.it_double, one.it_double, d_xs, dist.it_single, one.it_single, d_xm);
-    check(d_md < 1e-12, "M fp64 differs from one rank");
-    check(d_ms < 1e-6, "M fp32 differs from one rank");
-    check(d_xd < 1e-12, "solution fp64 differs from one rank");
-    check(d_xs < 1e-6, "solution fp32 differs from one rank");
-    check(d_xm < 1e-12, "solution mixed differs from one rank");
+    one = compute(self, single, Geometry::single_rank(kGlobal));
   }
+  for (const std::string& t : transports) run_transport(comm, grid, geom, t, procs, one);
 }

@@ -8,8 +8,8 @@
 //     single-rank random field: the files do not depend on the decomposition; plaquettes agree;
 //   - a field with one bad link on one rank only (written, so its checksums are right) is refused with the same
 //     InputError on every rank, naming the site; a corrupted copy gives the same checksum error on every rank;
-//   - the shared PyQUDA ILDG file (4^3x8, ../shared/testdata) is read distributed: checksum ok and the plaquette
-//     equals the single-rank value (skipped with a message if the directory is missing).
+//   - PyQUDA's ILDG file (4^3x8, tests/data) is read distributed: checksum ok and the plaquette equals the
+//     single-rank value (a missing file is a failure).
 // Exit status 0 when every check passed; each failure is printed with its rank. Who may call: mpiexec -n N.
 #include <mpi.h>
 #include <stdlib.h>
@@ -23,6 +23,7 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -206,7 +207,7 @@ void test_grid(const Extents& dims, const std::string& data_dir) {
     }
   }
 
-  // The shared ILDG file, distributed.
+  // PyQUDA's ILDG file, distributed.
   if (!data_dir.empty()) {
     const std::string path = data_dir + "/pyquda_weak_field.lime";
     double single = 0;
@@ -231,12 +232,10 @@ void test_grid(const Extents& dims, const std::string& data_dir) {
 void run_mpi_test(emprism::test::MpiTest& test) {
   g_rank = test.rank();
   g_size = test.size();
+  const std::string data_dir = EMPRISM_TEST_DATA_DIR;
+  if (!std::filesystem::exists(data_dir + "/pyquda_weak_field.lime"))
+    throw std::runtime_error("no " + data_dir + "/pyquda_weak_field.lime (tests/data)");
   g_dir = test.scratch_dir();
-  std::string data_dir = std::string(EMPRISM_SOURCE_DIR) + "/../shared/testdata";
-  if (!std::filesystem::exists(data_dir + "/pyquda_weak_field.lime")) {
-    if (g_rank == 0) std::printf("SKIPPED: the shared-file part (no %s/pyquda_weak_field.lime)\n", data_dir.c_str());
-    data_dir.clear();
-  }
   const std::vector<Extents> all = grids(g_size);
   for (const Extents& d : all) test_grid(d, data_dir);
   if (g_rank == 0) std::printf("%zu process grids\n", all.size());

@@ -291,4 +291,21 @@ std::vector<double> H5Reader::double_column(const std::string& path, const std::
   return column<double>(path, name, H5T_NATIVE_DOUBLE);
 }
 
+std::vector<std::string> H5Reader::fixed_text_column(const std::string& path, const std::string& name) const {
+  constexpr std::size_t kWidth = 32;
+  H5Id d(open_dataset(path));
+  H5Id space(H5Dget_space(d.id));
+  H5Id str(H5Tcopy(H5T_C_S1));
+  H5Tset_size(str.id, kWidth);
+  H5Id mem(H5Tcreate(H5T_COMPOUND, kWidth));
+  H5Tinsert(mem.id, name.c_str(), 0, str.id);
+  std::vector<char> raw(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.id)) * kWidth, '\0');
+  if (!raw.empty() && H5Dread(d.id, mem.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()) < 0)
+    fail("cannot read column " + name + " of " + path);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < raw.size(); i += kWidth)
+    out.emplace_back(raw.data() + i, strnlen(raw.data() + i, kWidth));
+  return out;
+}
+
 }  // namespace emprism::test

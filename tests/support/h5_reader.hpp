@@ -69,6 +69,7 @@ class H5Reader {
   std::vector<std::string> text_column(const std::string& path, const std::string& column) const;
   std::vector<std::int64_t> int_column(const std::string& path, const std::string& column) const;
   std::vector<double> double_column(const std::string& path, const std::string& column) const;
+  std::vector<std::string> fixed_text_column(const std::string& path, const std::string& column) const;  // <= 32 B
 
  private:
   hid_t open_dataset(const std::string& path) const;  // throws when missing

@@ -3,9 +3,10 @@
 // failed checks of all ranks, prints the verdict on rank 0 ("<program>: N rank(s): PASSED" or "... FAILED (k failed
 // checks)") and exits 0 only when no check failed. An exception that escapes run_mpi_test on one rank ends the job at
 // once (the other ranks could wait forever in a collective).
-// Command line: the arguments after the program name; procs() and force_halo() read the positional form
-// "px py pz pt [force mask]" (e.g. "1 1 1 2 1000": a 1x1x1x2 grid, halo forced in x), option_grid() "--grid
-// px,py,pz,pt".
+// Command line: the arguments after the program name. Positional ones (not starting with "--"): procs() and
+// force_halo() read the form "px py pz pt [force mask]" (e.g. "1 1 1 2 1000": a 1x1x1x2 grid, halo forced in x);
+// options: option("--name") is the value of "--name=value" (or the word after "--name"), flag("--name") whether it is
+// given, option_grid() reads "--grid px,py,pz,pt". skip() on every rank ends the test as skipped (exit 77).
 // Who may call: the MPI test programs; check() from any rank at any time.
 #pragma once
 
@@ -25,6 +26,9 @@ class MpiTest {
   int rank() const { return comm_.rank(); }
   int size() const { return comm_.size(); }
   const std::vector<std::string>& args() const { return args_; }
+  std::vector<std::string> positional() const;
+  std::optional<std::string> option(const std::string& name) const;
+  bool flag(const std::string& name) const;
   // The positional process grid "px py pz pt" (nullopt when fewer than four arguments) and force mask ("1000").
   std::optional<std::array<int, 4>> procs() const;
   std::array<bool, 4> force_halo() const;
@@ -37,11 +41,14 @@ class MpiTest {
   // Counts a failed check on this rank and prints "[rank r] FAIL: what" to stderr.
   void check(bool ok, const std::string& what);
   int failures() const { return failures_; }
+  // Marks the test skipped (every rank must call it); main prints "SKIPPED: why" on rank 0 and exits 77.
+  void skip(const std::string& why) { skipped_ = why.empty() ? "skipped" : why; }
+  const std::string& skipped() const { return skipped_; }
 
  private:
   Communicator& comm_;
   std::vector<std::string> args_;
-  std::string scratch_;
+  std::string scratch_, skipped_;
   int failures_ = 0;
 };
 

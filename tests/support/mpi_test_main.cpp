@@ -24,26 +24,52 @@ MpiTest::MpiTest(int argc, char** argv, Communicator& comm) : comm_(comm) {
   for (int i = 1; i < argc; ++i) args_.emplace_back(argv[i]);
 }
 
+std::vector<std::string> MpiTest::positional() const {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < args_.size(); ++i) {
+    if (args_[i].rfind("--", 0) != 0) {
+      out.push_back(args_[i]);
+    } else if (args_[i].find('=') == std::string::npos && i + 1 < args_.size() && args_[i] == "--grid") {
+      ++i;  // the value of an option given as two words
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> MpiTest::option(const std::string& name) const {
+  for (std::size_t i = 0; i < args_.size(); ++i) {
+    if (args_[i].rfind(name + "=", 0) == 0) return args_[i].substr(name.size() + 1);
+    if (args_[i] == name && i + 1 < args_.size()) return args_[i + 1];
+  }
+  return std::nullopt;
+}
+
+bool MpiTest::flag(const std::string& name) const {
+  for (const std::string& a : args_)
+    if (a == name) return true;
+  return false;
+}
+
 std::optional<std::array<int, 4>> MpiTest::procs() const {
-  if (args_.size() < 4) return std::nullopt;
-  std::array<int, 4> p{};
-  for (int mu = 0; mu < 4; ++mu) p[mu] = std::atoi(args_[static_cast<std::size_t>(mu)].c_str());
-  return p;
+  const std::vector<std::string> p = positional();
+  if (p.size() < 4) return std::nullopt;
+  std::array<int, 4> dims{};
+  for (int mu = 0; mu < 4; ++mu) dims[mu] = std::atoi(p[static_cast<std::size_t>(mu)].c_str());
+  return dims;
 }
 
 std::array<bool, 4> MpiTest::force_halo() const {
   std::array<bool, 4> force{false, false, false, false};
-  if (args_.size() < 5) return force;
-  for (int mu = 0; mu < 4 && mu < static_cast<int>(args_[4].size()); ++mu) force[mu] = args_[4][mu] == '1';
+  const std::vector<std::string> p = positional();
+  if (p.size() < 5) return force;
+  for (int mu = 0; mu < 4 && mu < static_cast<int>(p[4].size()); ++mu) force[mu] = p[4][mu] == '1';
   return force;
 }
 
 std::optional<std::array<int, 4>> MpiTest::option_grid(const std::string& name) const {
-  for (std::size_t i = 0; i + 1 < args_.size(); ++i) {
-    if (args_[i] != name) continue;
-    std::array<int, 4> g{};
-    if (std::sscanf(args_[i + 1].c_str(), "%d,%d,%d,%d", &g[0], &g[1], &g[2], &g[3]) == 4) return g;
-  }
+  const auto v = option(name);
+  std::array<int, 4> g{};
+  if (v && std::sscanf(v->c_str(), "%d,%d,%d,%d", &g[0], &g[1], &g[2], &g[3]) == 4) return g;
   return std::nullopt;
 }
 
@@ -84,6 +110,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "[rank %d] FAIL: unexpected exception: %s\n", comm.rank(), e.what());
     std::fflush(stderr);
     comm.abort(1);
+  }
+  if (!test.skipped().empty()) {
+    if (comm.rank() == 0) std::printf("SKIPPED: %s\n", test.skipped().c_str());
+    return 77;
   }
   std::uint64_t failures = static_cast<std::uint64_t>(test.failures());
   emprism::reduce_sum(comm, &failures, 1);
