@@ -17,8 +17,8 @@
 # Every output file must satisfy `h5_compare NEW REF --rtol 0` (every dataset and attribute bitwise equal; it skips
 # date, git_hash, ranks, process_grid, device on the root, /solves/*/seconds and /metrics/*) AND a stricter check of
 # what h5_compare skips: ranks, process_grid and device equal; /metrics/kernels equal row by row (by name) except
-# the timing columns; /metrics/ranks rows equal except the times; /metrics/peak's measured flag equal. Only dates,
-# the git hash and timings may differ. Gauge files must be equal byte for byte once their creation dates are masked.
+# the timing columns; /metrics/ranks and /metrics/comm rows equal except the times; /metrics/peak's measured flag
+# equal. Only dates, the git hash and timings may differ. Gauge files must be equal byte for byte once their creation dates are masked.
 # Exit 0 when every comparison passes, 1 otherwise (each difference printed).
 # Needs /usr/bin/python3 with h5py (Debian python3-h5py) for the strict check, mpiexec for mpi4.
 set -uo pipefail
@@ -216,7 +216,9 @@ import numpy as np
 new, ref = sys.argv[1], sys.argv[2]
 problems = []
 TIMES = {"kernels": {"total_s", "mean_s", "min_s", "gbs", "percent_of_peak"},
-         "ranks": {"compute_s", "halo_wait_s", "reduction_s"}}
+         "ranks": {"compute_s", "halo_wait_s", "reduction_s", "reduction_wait_s"},
+         "comm": {"exchange_s", "exposed_s", "hidden_fraction", "transport", "exterior"}}  # auto: chosen by timing
+KEYS = {"kernels": ("name",), "ranks": ("rank",), "comm": ("rank", "precision_bits", "direction")}
 with h5py.File(new, "r") as a, h5py.File(ref, "r") as b:
     for name in ("ranks", "process_grid", "device", "backend", "program_version", "precision"):
         va, vb = a.attrs.get(name), b.attrs.get(name)
@@ -228,16 +230,16 @@ with h5py.File(new, "r") as a, h5py.File(ref, "r") as b:
         ma, mb = a["metrics"], b["metrics"]
         if sorted(ma.keys()) != sorted(mb.keys()):
             problems.append(f"/metrics members {sorted(ma.keys())} != {sorted(mb.keys())}")
-        for table in ("kernels", "ranks"):
+        for table in ("kernels", "ranks", "comm"):
             if table not in ma or table not in mb:
                 continue
             ta, tb = ma[table][()], mb[table][()]
             if ta.dtype != tb.dtype:
                 problems.append(f"/metrics/{table}: dtype {ta.dtype} != {tb.dtype}")
                 continue
-            key = "name" if table == "kernels" else "rank"
-            rows_a = {r[key]: r for r in ta}
-            rows_b = {r[key]: r for r in tb}
+            key = KEYS[table]
+            rows_a = {tuple(r[k] for k in key): r for r in ta}
+            rows_b = {tuple(r[k] for k in key): r for r in tb}
             if sorted(rows_a) != sorted(rows_b) or len(ta) != len(tb):
                 problems.append(f"/metrics/{table}: rows {sorted(rows_a)} != {sorted(rows_b)}")
                 continue
