@@ -88,11 +88,17 @@ struct DiracArg {
   R b = 0;
 };
 
+// The epilogues work one chiral half b at a time (C is block diagonal: block b acts on spins 2b, 2b+1 only), so
+// at most one 6x6 block, one half of the xpay input and one half of the result are in registers with acc; each
+// half's stores precede the next half's loads (the compiler cannot hoist those loads: the fields might alias).
 template <typename R, bool Dag>
 struct EpiClover {
   static constexpr bool kDag = Dag;
   DiracArg<R> a;
-  EMPRISM_HD void finish(int cb, const Spinor<R>& acc) const { a.out.store(cb, clover_mul(a.clover.load(cb), acc)); }
+  EMPRISM_HD void finish(int cb, const Spinor<R>& acc) const {
+    EMPRISM_UNROLL
+    for (int b = 0; b < 2; ++b) a.out.store_half(cb, b, block_mul(a.clover.load_block(cb, b), chiral_half(acc, b)));
+  }
 };
 
 template <typename R>
@@ -100,10 +106,13 @@ struct EpiCloverXpay {
   static constexpr bool kDag = false;
   DiracArg<R> a;
   EMPRISM_HD void finish(int cb, const Spinor<R>& acc) const {
-    const CloverSite<R> c = a.clover.load(cb);
-    const Spinor<R> v = a.x.load(cb) + a.b * clover_mul(c, acc);
-    a.out.store(cb, v);
-    a.out2.store(cb, clover_mul(c, v));
+    EMPRISM_UNROLL
+    for (int b = 0; b < 2; ++b) {
+      const CloverBlock<R> c = a.clover.load_block(cb, b);
+      const HalfSpinor<R> v = a.x.load_half(cb, b) + a.b * block_mul(c, chiral_half(acc, b));
+      a.out.store_half(cb, b, v);
+      a.out2.store_half(cb, b, block_mul(c, v));
+    }
   }
 };
 
@@ -111,7 +120,10 @@ template <typename R, bool Dag>
 struct EpiXpay {
   static constexpr bool kDag = Dag;
   DiracArg<R> a;
-  EMPRISM_HD void finish(int cb, const Spinor<R>& acc) const { a.out.store(cb, a.x.load(cb) + a.b * acc); }
+  EMPRISM_HD void finish(int cb, const Spinor<R>& acc) const {
+    EMPRISM_UNROLL
+    for (int b = 0; b < 2; ++b) a.out.store_half(cb, b, a.x.load_half(cb, b) + a.b * chiral_half(acc, b));
+  }
 };
 
 template <typename R>
@@ -119,7 +131,9 @@ struct EpiCloverOfXpay {
   static constexpr bool kDag = false;
   DiracArg<R> a;
   EMPRISM_HD void finish(int cb, const Spinor<R>& acc) const {
-    a.out.store(cb, clover_mul(a.clover.load(cb), a.x.load(cb) + a.b * acc));
+    EMPRISM_UNROLL
+    for (int b = 0; b < 2; ++b)
+      a.out.store_half(cb, b, block_mul(a.clover.load_block(cb, b), a.x.load_half(cb, b) + a.b * chiral_half(acc, b)));
   }
 };
 
@@ -128,7 +142,9 @@ struct EpiCloverPlus {
   static constexpr bool kDag = false;
   DiracArg<R> a;
   EMPRISM_HD void finish(int cb, const Spinor<R>& acc) const {
-    a.out.store(cb, clover_mul(a.clover.load(cb), a.x.load(cb)) + a.b * acc);
+    EMPRISM_UNROLL
+    for (int b = 0; b < 2; ++b)
+      a.out.store_half(cb, b, block_mul(a.clover.load_block(cb, b), a.x.load_half(cb, b)) + a.b * chiral_half(acc, b));
   }
 };
 
@@ -157,16 +173,19 @@ struct DslashExterior {
     const int cb = sites[i];
     int x[4];
     hop.lat.coords(cb, hop.out_parity, x);
-    auto acc = e.a.out.load(cb);
+    auto acc = zero_spinor<decltype(hop.phase[0].re)>();
     apply_hopping<Epi::kDag, HopPart::Exterior>(hop, x, cb, acc);
-    e.finish(cb, acc);
+    e.finish(cb, e.a.out.load(cb) + acc);  // the interior's partial sum joins after the halo hops
   }
 };
 
 template <typename R>
 struct CloverOnly {
   DiracArg<R> a;
-  EMPRISM_HD void operator()(int cb) const { a.out.store(cb, clover_mul(a.clover.load(cb), a.x.load(cb))); }
+  EMPRISM_HD void operator()(int cb) const {
+    EMPRISM_UNROLL
+    for (int b = 0; b < 2; ++b) a.out.store_half(cb, b, block_mul(a.clover.load_block(cb, b), a.x.load_half(cb, b)));
+  }
 };
 
 }  // namespace emprism
