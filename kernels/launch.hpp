@@ -18,16 +18,17 @@ struct LaunchCost {
 };
 
 // Runs without recording (parts of a composite operation that its caller times as a whole).
-template <typename F>
+template <int MinOccupancy = 0, typename F>
 void run_kernel(std::int64_t n, const F& f) {
-  backend::parallel_for(n, f);
+  backend::parallel_for<MinOccupancy>(n, f);
 }
 
-template <typename F>
+// MinOccupancy picks a launch-bounds variant of the GPU kernel (kernels/backend/gpu.hpp); 1, the default, is none.
+template <int MinOccupancy = 0, typename F>
 void launch(MetricsRegistry& metrics, const LaunchCost& cost, std::int64_t n, const F& f) {
-  const double seconds = backend::timed_for(n, f);
+  const double seconds = backend::timed_for<MinOccupancy>(n, f);
   metrics.record(cost.name, seconds, cost.flops, cost.bytes);
-  if (!metrics.has_resources(cost.name)) metrics.set_resources(cost.name, backend::resources<F>());
+  if (!metrics.has_resources(cost.name)) metrics.set_resources(cost.name, backend::resources<F, MinOccupancy>());
 }
 
 template <int N, typename F>

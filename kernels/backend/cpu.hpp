@@ -16,7 +16,8 @@ namespace emprism::backend {
 
 inline int max_threads() { return omp_get_max_threads(); }
 
-template <typename F>
+// MinOccupancy (a GPU launch variant, kernels/backend/gpu.hpp) means nothing on the CPU.
+template <int MinOccupancy = 0, typename F>
 void parallel_for(std::int64_t n, const F& f) {
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < n; ++i) f(static_cast<int>(i));
@@ -44,7 +45,7 @@ Sums<N> parallel_reduce(std::int64_t n, const F& f) {
 }
 
 // Runs f over n sites and returns the elapsed seconds.
-template <typename F>
+template <int MinOccupancy = 0, typename F>
 double timed_for(std::int64_t n, const F& f) {
   const auto t0 = std::chrono::steady_clock::now();
   parallel_for(n, f);
@@ -60,7 +61,7 @@ Sums<N> timed_reduce(std::int64_t n, const F& f, double& seconds) {
 }
 
 // Kernel resources (registers, spills, occupancy) exist only on GPUs.
-template <typename F>
+template <typename F, int MinOccupancy = 0>
 KernelResources resources() {
   return KernelResources{};
 }

@@ -22,9 +22,33 @@ constexpr int kBlock = EMPRISM_GPU_BLOCK;
 constexpr int kMaxReduceBlocks = 1024;
 
 template <typename F>
-__global__ void __launch_bounds__(kBlock) for_kernel(F f, int n) {
+__device__ inline void for_site(const F& f, int n) {
   const int i = static_cast<int>(blockIdx.x) * kBlock + static_cast<int>(threadIdx.x);
   if (i < n) f(i);
+}
+
+template <typename F>
+__global__ void __launch_bounds__(kBlock) for_kernel(F f, int n) {
+  for_site(f, n);
+}
+
+// Launch variants: MinOccupancy > 0 is __launch_bounds__'s second argument, in the platform's own unit (README,
+// "Launch bounds"): HIP on AMD GPUs, waves per SIMD (amdgpu_waves_per_eu; 5 caps gfx90a at 96 VGPRs); CUDA and HIP
+// on NVIDIA GPUs, blocks of kBlock threads per SM (ptxas caps registers at 65536 / (MinOccupancy kBlock)).
+// 0, the default, is for_kernel without a second argument (nvcc treats an explicit 1 differently). An autotuner
+// may compile several variants of a kernel and pick one per device.
+template <typename F, int MinOccupancy>
+__global__ void __launch_bounds__(kBlock, MinOccupancy) for_kernel_bounded(F f, int n) {
+  for_site(f, n);
+}
+
+template <typename F, int MinOccupancy>
+constexpr auto for_kernel_of() {
+  static_assert(MinOccupancy >= 0, "MinOccupancy: 0 (no bound) or the minimum occupancy");
+  if constexpr (MinOccupancy == 0)
+    return &for_kernel<F>;
+  else
+    return &for_kernel_bounded<F, MinOccupancy>;
 }
 
 // Tree sum of one Sums<N> per thread in shared memory; thread 0 gets the block's total.
@@ -73,11 +97,11 @@ double timer_stop();  // seconds since timer_start(), after the device finished
 void check_launch(const char* what);
 KernelResources query_resources(const void* kernel, int block);
 
-template <typename F>
+template <int MinOccupancy = 0, typename F>
 void parallel_for(std::int64_t n, const F& f) {
   if (n <= 0) return;
   const int blocks = static_cast<int>((n + kBlock - 1) / kBlock);
-  for_kernel<F><<<blocks, kBlock>>>(f, static_cast<int>(n));
+  for_kernel_of<F, MinOccupancy>()<<<blocks, kBlock>>>(f, static_cast<int>(n));
   check_launch("kernel launch");
 }
 
@@ -98,10 +122,10 @@ Sums<N> parallel_reduce(std::int64_t n, const F& f) {
   return host;
 }
 
-template <typename F>
+template <int MinOccupancy = 0, typename F>
 double timed_for(std::int64_t n, const F& f) {
   timer_start();
-  parallel_for(n, f);
+  parallel_for<MinOccupancy>(n, f);
   return timer_stop();
 }
 
@@ -113,9 +137,9 @@ Sums<N> timed_reduce(std::int64_t n, const F& f, double& seconds) {
   return s;
 }
 
-template <typename F>
+template <typename F, int MinOccupancy = 0>
 KernelResources resources() {
-  return query_resources(reinterpret_cast<const void*>(&for_kernel<F>), kBlock);
+  return query_resources(reinterpret_cast<const void*>(for_kernel_of<F, MinOccupancy>()), kBlock);
 }
 
 template <int N, typename F>
