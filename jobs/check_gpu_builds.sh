@@ -5,18 +5,22 @@
 #   hip         HIP with hipcc for gfx90a (MI250X GCD): -Rpass-analysis=kernel-resource-usage (VGPRs, AGPRs, SGPRs,
 #               scratch, occupancy); the budgets' hip lines
 #   cuda        CUDA with nvcc for sm_90 (H100/H200): -Xptxas -v (registers, spill stores/loads); the cuda lines
+#   hip-nvidia  HIP on its NVIDIA platform: the HIP source with nvcc for sm_90 and HIP's own headers, taken from the
+#               libamdhip64-dev package unpacked with dpkg -x into build-hip-nvidia/hip-prefix (as on a GPU machine
+#               without HIP, jobs/device/hip_nvidia.sh), linked against cudart; builds the program and the GPU tests
+#               (the other tests are host code compiled as in the cuda build); the budgets' cuda lines
 # It compiles and links (nothing runs: no GPU). A build failure or a broken budget exits non-zero.
-# Usage: jobs/check_gpu_builds.sh [hip|cuda|all]   (default all = both). Needs: hipcc and libamdhip64-dev
-# (Debian/Ubuntu packages "hipcc libamdhip64-dev"; installed here if missing) and nvcc (CUDA_HOME, default
-# /usr/local/cuda).
+# Usage: jobs/check_gpu_builds.sh [hip|cuda|hip-nvidia|all]   (default all = the three). Needs: hipcc and
+# libamdhip64-dev (Debian/Ubuntu packages "hipcc libamdhip64-dev"; installed here if missing; hip-nvidia takes the
+# .deb from .debs/, apt's cache or apt-get download) and nvcc (CUDA_HOME, default /usr/local/cuda).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 what=${1:-all}
 jobs=$(nproc 2> /dev/null || echo 2)
 cuda_home=${CUDA_HOME:-/usr/local/cuda}
-case $what in hip | cuda | all) ;; *)
-  echo "usage: jobs/check_gpu_builds.sh [hip|cuda|all]" >&2
+case $what in hip | cuda | hip-nvidia | all) ;; *)
+  echo "usage: jobs/check_gpu_builds.sh [hip|cuda|hip-nvidia|all]" >&2
   exit 2
   ;;
 esac
@@ -25,10 +29,14 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # The report of one build, then the budgets of its backend (the kernel translation units are touched so that they
 # compile, and print their report, even in a reused build directory).
+# Further arguments: the targets to build (default all).
 build_and_check() {
   local kind=$1 dir=$2
+  shift 2
+  local targets=()
+  [ $# -eq 0 ] || targets=(--target "$@")
   touch "$repo"/src/dirac.cpp "$repo"/src/blas.cpp "$repo"/src/peak.cpp
-  cmake --build "$dir" -j "$jobs" > "$dir.log" 2>&1 || { tail -60 "$dir.log"; exit 1; }
+  cmake --build "$dir" -j "$jobs" "${targets[@]}" > "$dir.log" 2>&1 || { tail -60 "$dir.log"; exit 1; }
   echo "check_gpu_builds: $(basename "$dir") build OK; per-kernel resources and register budgets:"
   python3 "$here/check_registers.py" "$kind" "$dir.log"
 }
@@ -45,11 +53,37 @@ if want hip; then
   build_and_check hip "$repo/build-hip"
 fi
 
-if want cuda; then
+if want cuda || want hip-nvidia; then
   [ -x "$cuda_home/bin/nvcc" ] || { echo "check_gpu_builds: no nvcc at $cuda_home/bin/nvcc (set CUDA_HOME)" >&2; exit 1; }
+fi
+
+if want cuda; then
   echo "check_gpu_builds: CUDA backend, nvcc, sm_90"
   cmake -S "$repo" -B "$repo/build-cuda" -DCMAKE_BUILD_TYPE=Release -DEMPRISM_BACKEND=CUDA \
     -DCMAKE_CUDA_COMPILER="$cuda_home/bin/nvcc" -DCMAKE_CUDA_ARCHITECTURES=90 -DEMPRISM_RESOURCE_REPORT=ON \
     > "$repo/build-cuda.cmake.log"
   build_and_check cuda "$repo/build-cuda"
+fi
+
+if want hip-nvidia; then
+  dir=$repo/build-hip-nvidia
+  prefix=$dir/hip-prefix
+  if [ ! -f "$prefix/usr/include/hip/nvidia_detail/nvidia_hip_runtime.h" ]; then
+    shopt -s nullglob
+    debs=("$repo"/.debs/libamdhip64-dev_*.deb /var/cache/apt/archives/libamdhip64-dev_*.deb)
+    if [ ${#debs[@]} -eq 0 ]; then
+      mkdir -p "$dir/debs"
+      (cd "$dir/debs" && apt-get download libamdhip64-dev > /dev/null)
+      debs=("$dir"/debs/libamdhip64-dev_*.deb)
+    fi
+    shopt -u nullglob
+    mkdir -p "$prefix"
+    dpkg -x "${debs[0]}" "$prefix"
+  fi
+  echo "check_gpu_builds: HIP backend on the NVIDIA platform, nvcc, sm_90, HIP headers unpacked in $prefix"
+  cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DEMPRISM_BACKEND=HIP -DEMPRISM_HIP_PLATFORM=nvidia \
+    -DEMPRISM_HIP_INCLUDE_DIR="$prefix/usr/include" -DCMAKE_CUDA_COMPILER="$cuda_home/bin/nvcc" \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DEMPRISM_RESOURCE_REPORT=ON > "$dir.cmake.log"
+  # The program and the GPU tests: the rest is host code compiled as in the CUDA build.
+  build_and_check cuda "$dir" emprism-mpi emprism_gpu_tests
 fi

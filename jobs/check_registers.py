@@ -147,7 +147,7 @@ def main(argv):
     if errors:
         return 1
     print(f"check_registers: {args.kind}: the {len(budgets)} budgets of {os.path.relpath(args.budgets)} hold "
-          f"(registers, no spills)")
+          f"(registers; no spills to memory)")
     return 0
 
 

@@ -1,11 +1,14 @@
 // gpu_api.hpp: the HIP/CUDA runtime calls the program uses, as thin inline wrappers in namespace gpu, so the
 // rest of the code is written once: gpu::malloc maps to hipMalloc or cudaMalloc, and so on. This is the only
-// file that names hip* or cuda*. Who may include: kernels/backend/gpu.hpp and runtime_gpu.cpp.
+// file that names hip* or cuda* (HIP on NVIDIA GPUs: the hip* calls, through HIP's headers,
+// kernels/backend/hip_nvidia.hpp). Who may include: kernels/backend/gpu.hpp and runtime_gpu.cpp.
 #pragma once
 
 #include <cstddef>
 
-#if defined(EMPRISM_BACKEND_HIP)
+#if defined(EMPRISM_BACKEND_HIP) && defined(EMPRISM_HIP_NVIDIA)
+#include "kernels/backend/hip_nvidia.hpp"  // HIP's NVIDIA platform (nvcc), usable with CUDA 13
+#elif defined(EMPRISM_BACKEND_HIP)
 #include <hip/hip_runtime.h>
 #else
 #include <cuda_runtime.h>
@@ -19,7 +22,11 @@ using event_t = hipEvent_t;
 using func_attributes_t = hipFuncAttributes;
 using device_prop_t = hipDeviceProp_t;
 constexpr error_t kSuccess = hipSuccess;
+#if defined(EMPRISM_HIP_NVIDIA)
+inline const char* backend_name() { return "HIP (NVIDIA platform)"; }
+#else
 inline const char* backend_name() { return "HIP"; }
+#endif
 inline const char* error_string(error_t e) { return hipGetErrorString(e); }
 inline error_t get_last_error() { return hipGetLastError(); }
 inline error_t malloc(void** p, std::size_t n) { return hipMalloc(p, n); }
