@@ -16,8 +16,8 @@
 #      HIP-on-NVIDIA ms, ratio; each ratio must be within 5% of 1.
 # The last lines are the table and one verdict per check (PASS/FAIL) and "hip_nvidia: ALL PASS" or "hip_nvidia:
 # FAILED (n)"; exit 0 only if all passed. Logs, inputs and the kernel tables go to $OUT/hip_nvidia_logs.tar.gz,
-# the summary to $OUT/hip_nvidia_summary.txt. Device time: two builds (about 2 minutes each at -j16), two GPU test
-# runs, eight short runs: about 5 minutes.
+# the summary to $OUT/hip_nvidia_summary.txt. Device time: the two builds side by side (a few minutes at 16 cores),
+# two GPU test runs, eight short runs: about 5 minutes.
 # Usage: jobs/device/hip_nvidia.sh                 on the GPU machine (with .debs/ carried; OUT, JOBS optional)
 #        jobs/device/hip_nvidia.sh --fetch-debs    here, once: apt-get download the packages into .debs/
 set -euo pipefail
@@ -75,25 +75,28 @@ pkgconf_arg=()
 command -v pkg-config > /dev/null || pkgconf_arg=(-DPKG_CONFIG_EXECUTABLE="$prefix/usr/bin/pkgconf")
 say "HIP $(grep -m1 HIP_VERSION_MAJOR "$prefix"/usr/include/hip/hip_version.h | awk '{print $3}').$(grep -m1 HIP_VERSION_MINOR "$prefix"/usr/include/hip/hip_version.h | awk '{print $3}') headers from $(basename .debs/libamdhip64-dev_*.deb)"
 
-# 2. Both builds.
-build() {  # build DIR CMAKE_ARGS...
+# 2. Both builds, side by side with half the cores each (a few long nvcc units dominate each build).
+build() {  # build DIR CMAKE_ARGS...: exit status in DIR.rc
   local dir=$1
   shift
-  local t0=$SECONDS
-  cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  if cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_CUDA_COMPILER="$nvcc_bin" -DCMAKE_PREFIX_PATH="$prefix/usr" "${pkgconf_arg[@]}" "$@" \
     > "$logs/$(basename "$dir").cmake.log" 2>&1 &&
-    cmake --build "$dir" -j "$jobs" --target emprism-mpi emprism_gpu_tests h5_compare \
-      > "$logs/$(basename "$dir").build.log" 2>&1
-  local rc=$?
-  verdict "build $(basename "$dir")" $rc "$((SECONDS - t0)) s"
-  return $rc
+    cmake --build "$dir" -j $(((jobs + 1) / 2)) --target emprism-mpi emprism_gpu_tests h5_compare \
+      > "$logs/$(basename "$dir").build.log" 2>&1; then
+    echo 0 > "$dir.rc"
+  else
+    echo 1 > "$dir.rc"
+  fi
 }
 cuda=$work/build-cuda
 hipnv=$work/build-hip-nvidia
-build "$cuda" -DEMPRISM_BACKEND=CUDA || { finish; exit 1; }
-build "$hipnv" -DEMPRISM_BACKEND=HIP -DEMPRISM_HIP_PLATFORM=nvidia \
-  -DEMPRISM_HIP_INCLUDE_DIR="$prefix/usr/include" || { finish; exit 1; }
+t0=$SECONDS
+build "$cuda" -DEMPRISM_BACKEND=CUDA &
+build "$hipnv" -DEMPRISM_BACKEND=HIP -DEMPRISM_HIP_PLATFORM=nvidia -DEMPRISM_HIP_INCLUDE_DIR="$prefix/usr/include" &
+wait
+for b in "$cuda" "$hipnv"; do verdict "build $(basename "$b")" "$(cat "$b.rc")" "$((SECONDS - t0)) s for both"; done
+[ "$(cat "$cuda.rc")$(cat "$hipnv.rc")" = 00 ] || { finish; exit 1; }
 
 # 3. The GPU tests of both builds.
 for b in "$cuda" "$hipnv"; do
