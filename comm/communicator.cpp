@@ -10,6 +10,7 @@ Communicator::Communicator(MPI_Comm comm) : comm_(comm) {
 
 void Communicator::sum(double* values, int n) {
   const double t0 = MPI_Wtime();
+  ++sums_;
   if (size_ > 1) {
     // Every rank's partial sums, added in rank order on every rank: bitwise the same result on all ranks and
     // in every run (MPI_Allreduce's order is up to the library). One collective per call.

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -20,17 +21,19 @@ class Communicator {
   int size() const { return size_; }
   MPI_Comm handle() const { return comm_; }
   // In-place global sum of n doubles over all ranks (collective, deterministic: partials are added in rank
-  // order). Time spent is accumulated.
+  // order). Time spent and calls are counted.
   void sum(double* values, int n);
   void barrier();
   // Any-rank failure: ends every rank (no hang). Does not return.
   [[noreturn]] void abort(int code);
   double reduction_seconds() const { return reduction_s_; }
+  std::int64_t sum_calls() const { return sums_; }
 
  private:
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
   double reduction_s_ = 0;
+  std::int64_t sums_ = 0;
   std::vector<double> gathered_;
 };
 

@@ -2,7 +2,7 @@
 // gauge-info) and the helpers shared by the format readers/writers (declared in io/gauge_formats.hpp):
 // byte order, CRC32 (zlib) and the SciDAC / NERSC checksums, link encoding, errors agreed by all ranks, this
 // rank's rows of sites and the pread/pwrite of a block of site records, the final checks of a field read.
-// Convention: DESIGN.md section 2; global lexicographic site order x fastest, t slowest.
+// Convention: docs/conventions.md section 1; global lexicographic site order x fastest, t slowest.
 // Who may call: see gauge_file.hpp / gauge_formats.hpp (functions taking a Communicator are collective).
 #include <fcntl.h>
 #include <sys/stat.h>

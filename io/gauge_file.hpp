@@ -1,7 +1,7 @@
 // gauge_file.hpp: reading and writing gauge configurations in the community file formats (ILDG/SciDAC LIME,
 // NERSC, openQCD, MILC), distributed: every rank reads or writes only its own block of links.
-// Convention: DESIGN.md section 2 (mu = 0..3 = x, y, z, t; U.e[row][col]; plaquette and link trace are averages of
-// Re tr / 3, 1 for the unit field). The files' own site orders and byte orders are converted on the way.
+// Convention: docs/conventions.md s. 2, 7 (mu = 0..3 = x, y, z, t; U.e[row][col]; plaquette and link trace are
+// averages of Re tr / 3, 1 for the unit field). The files' own site orders and byte orders are converted on the way.
 // Who may call: read_gauge_file and write_gauge_file are COLLECTIVE over comm (all ranks, same arguments; grid is
 // the process grid that u's geometry was built from, nullptr on one rank); every failure is an InputError
 // "<path>: <what failed>" thrown identically on every rank. detect_gauge_format, inspect_gauge_file and

@@ -9,7 +9,7 @@
 //       this rank's rows of sites (block_rows) and reading/writing a block of fixed-size site records stored in
 //       global lexicographic order (read_site_block, write_site_block_file),
 //       the final checks of a read field (finish_read: SU(3)-ness, halo, plaquette, link trace vs header).
-// Convention: DESIGN.md section 2; global lexicographic site index with x fastest, t slowest; per site mu = x..t.
+// Convention: docs/conventions.md s. 1, 2; global lexicographic site index, x fastest, t slowest; per site mu = x..t.
 // Who may call: io/gauge_*.cpp only. Functions taking a Communicator are COLLECTIVE over it and throw the same
 // InputError on every rank; the others are local.
 #pragma once

@@ -13,7 +13,7 @@
 // 64-bit data each double counts as its two 32-bit words in file order). XOR of rotations is order-free, so every rank
 // sums its own sites (word index i = site * words_per_site + k) and the partial sums are combined by an MPI_BXOR
 // reduction. Convention: MILC's link[dir] at x is U_dir(x) linking x to x + dir with dir = x, y, z, t, the same as ours
-// (DESIGN.md section 2). Single-precision links are widened to double as stored (not re-unitarised).
+// (docs/conventions.md section 2). Single-precision links are widened to double as stored (not re-unitarised).
 // Distributed read: each rank preads only its own rows (runs of Lx_local sites along x; detail::read_site_block).
 // Checks: magic, order (only 0), extents against u's global extents, file size, checksums, every link in SU(3)
 // (1e-5 for 32-bit data, 1e-10 for 64-bit). Every failure: InputError "<path>: <what>", thrown identically on

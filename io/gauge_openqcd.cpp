@@ -6,7 +6,7 @@
 // File layout (little-endian, independent of the writing machine):
 //   int32 N0 N1 N2 N3            openQCD's extents; openQCD's direction 0 is TIME, 1..3 are x, y, z
 //   double plaq                  sum over all plaquettes of Re tr U_p divided by 6 N0 N1 N2 N3 (3 for U = 1,
-//                                i.e. 3 x our plaquette of DESIGN.md section 2)
+//                                i.e. 3 x our plaquette of docs/conventions.md section 7)
 //   then, for the ODD points only, in the order of ix = x3 + N3 (x2 + N2 (x1 + N1 x0)) (time slowest, z
 //   fastest), 8 links: U(x, 0), U(x - 0, 0), U(x, 1), U(x - 1, 1), ..., U(x, 3), U(x - 3, 3), each a 3x3 complex
 //   double matrix, row-major, {re, im}. U(y, mu) links y to y + mu, as our U_mu(y). The odd point of index k is

@@ -1,4 +1,4 @@
-// h5_output.cpp: the run's HDF5 output file (layout in DESIGN.md section 5), written with the HDF5 C API from
+// h5_output.cpp: the run's HDF5 output file (layout: docs/conventions.md section 13), written with the HDF5 C API from
 // many ranks, through collective parallel HDF5 or a timeslice-by-timeslice gather to rank 0 (see h5_output.hpp).
 // Conventions are h5py's: complex = compound {r, i}, bool = enum {FALSE = 0, TRUE = 1} of int8, strings are
 // variable-length UTF-8. Fields: each rank's block in local natural order -> the global natural order in the file.
@@ -612,7 +612,16 @@ struct KernelRow {
 
 struct RankRow {
   std::int32_t rank;
-  double compute_s, halo_wait_s, reduction_s;
+  double compute_s, halo_wait_s, reduction_s, reductions_per_iteration, reduction_wait_s;
+};
+
+struct CommRowMem {
+  std::int32_t rank, precision_bits;
+  char direction[2];
+  char transport[10];
+  char exterior[6];
+  std::int64_t calls;
+  double bytes_per_call, exchange_s, exposed_s, hidden_fraction;
 };
 
 Hid kernel_row_type(const std::string& file) {
@@ -658,7 +667,54 @@ Hid rank_row_type(const std::string& file) {
   checked(H5Tinsert(t.get(), "compute_s", HOFFSET(RankRow, compute_s), H5T_NATIVE_DOUBLE), file, what);
   checked(H5Tinsert(t.get(), "halo_wait_s", HOFFSET(RankRow, halo_wait_s), H5T_NATIVE_DOUBLE), file, what);
   checked(H5Tinsert(t.get(), "reduction_s", HOFFSET(RankRow, reduction_s), H5T_NATIVE_DOUBLE), file, what);
+  checked(H5Tinsert(t.get(), "reductions_per_iteration", HOFFSET(RankRow, reductions_per_iteration), H5T_NATIVE_DOUBLE),
+          file, what);
+  checked(H5Tinsert(t.get(), "reduction_wait_s", HOFFSET(RankRow, reduction_wait_s), H5T_NATIVE_DOUBLE), file, what);
   return t;
+}
+
+Hid fixed_string(std::size_t size, const std::string& file, const std::string& what) {
+  Hid t = checked(H5Tcopy(H5T_C_S1), H5Tclose, file, what);
+  checked(H5Tset_size(t.get(), size), file, what);
+  checked(H5Tset_strpad(t.get(), H5T_STR_NULLTERM), file, what);
+  return t;
+}
+
+Hid comm_row_type(const std::string& file) {
+  const std::string what = "create the /metrics/comm row type";
+  Hid dir = fixed_string(sizeof(CommRowMem::direction), file, what);
+  Hid transport = fixed_string(sizeof(CommRowMem::transport), file, what);
+  Hid exterior = fixed_string(sizeof(CommRowMem::exterior), file, what);
+  Hid t = checked(H5Tcreate(H5T_COMPOUND, sizeof(CommRowMem)), H5Tclose, file, what);
+  auto field = [&](const char* name, size_t offset, hid_t type) {
+    checked(H5Tinsert(t.get(), name, offset, type), file, what);
+  };
+  field("rank", HOFFSET(CommRowMem, rank), H5T_NATIVE_INT32);
+  field("precision_bits", HOFFSET(CommRowMem, precision_bits), H5T_NATIVE_INT32);
+  field("direction", HOFFSET(CommRowMem, direction), dir.get());
+  field("transport", HOFFSET(CommRowMem, transport), transport.get());
+  field("exterior", HOFFSET(CommRowMem, exterior), exterior.get());
+  field("calls", HOFFSET(CommRowMem, calls), H5T_NATIVE_INT64);
+  field("bytes_per_call", HOFFSET(CommRowMem, bytes_per_call), H5T_NATIVE_DOUBLE);
+  field("exchange_s", HOFFSET(CommRowMem, exchange_s), H5T_NATIVE_DOUBLE);
+  field("exposed_s", HOFFSET(CommRowMem, exposed_s), H5T_NATIVE_DOUBLE);
+  field("hidden_fraction", HOFFSET(CommRowMem, hidden_fraction), H5T_NATIVE_DOUBLE);
+  return t;
+}
+
+CommRowMem comm_row_mem(const CommRow& r) {
+  CommRowMem m{};
+  m.rank = r.rank;
+  m.precision_bits = r.precision_bits;
+  m.direction[0] = "xyzt"[r.direction & 3];
+  std::snprintf(m.transport, sizeof(m.transport), "%s", r.transport.c_str());
+  std::snprintf(m.exterior, sizeof(m.exterior), "%s", r.split_exterior ? "split" : "fused");
+  m.calls = r.calls;
+  m.bytes_per_call = r.bytes_per_call;
+  m.exchange_s = r.exchange_s;
+  m.exposed_s = r.exposed_s;
+  m.hidden_fraction = r.hidden_fraction;
+  return m;
 }
 
 // What a step ended with on this rank.
@@ -1359,7 +1415,9 @@ void OutputFile::write_metrics(const std::vector<KernelMetric>& kernels, const P
   // /metrics/ranks: every rank's rows, in rank order, on rank 0.
   std::vector<RankRow> mine;
   mine.reserve(my_rows.size());
-  for (const RankTimes& r : my_rows) mine.push_back(RankRow{r.rank, r.compute_s, r.halo_wait_s, r.reduction_s});
+  for (const RankTimes& r : my_rows)
+    mine.push_back(
+        RankRow{r.rank, r.compute_s, r.halo_wait_s, r.reduction_s, r.reductions_per_iteration, r.reduction_wait_s});
   int my_count = static_cast<int>(mine.size());
   std::vector<int> counts(size_), bytes(size_), displs(size_);
   MPI_Allgather(&my_count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
@@ -1403,6 +1461,35 @@ void OutputFile::write_metrics(const std::vector<KernelMetric>& kernels, const P
     Hid rmem = rank_row_type(f);
     Hid rfile = Types(f).packed(rmem.get());
     write_dataset(io, metrics.get(), "/metrics", "ranks", rfile.get(), rmem.get(), {total}, rows.data(), f);
+  });
+}
+
+void OutputFile::write_comm_metrics(const std::vector<CommRow>& my_rows) {
+  require_open("write dataset '/metrics/comm'");
+  const std::string& f = final_path_;
+  std::vector<CommRowMem> mine;
+  mine.reserve(my_rows.size());
+  for (const CommRow& r : my_rows) mine.push_back(comm_row_mem(r));
+  // Every rank's rows, in rank order, on rank 0 (as /metrics/ranks).
+  const int row = static_cast<int>(sizeof(CommRowMem));
+  int my_count = static_cast<int>(mine.size());
+  std::vector<int> counts(size_), bytes(size_), displs(size_);
+  MPI_Allgather(&my_count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
+  std::size_t total = 0;
+  for (int r = 0; r < size_; ++r) {
+    bytes[r] = counts[r] * row;
+    displs[r] = static_cast<int>(total) * row;
+    total += static_cast<std::size_t>(counts[r]);
+  }
+  std::vector<CommRowMem> rows(is_root() ? total : 0);
+  MPI_Gatherv(mine.data(), my_count * row, MPI_BYTE, rows.data(), bytes.data(), displs.data(), MPI_BYTE, 0, comm_);
+  step([&] {
+    if (!holds_file()) return;
+    const Io io{mode_ == OutputIo::Collective, is_root()};
+    Hid metrics = checked(H5Gopen2(file_, "/metrics", H5P_DEFAULT), H5Gclose, f, "open group '/metrics'");
+    Hid mem = comm_row_type(f);
+    Hid file_type = Types(f).packed(mem.get());
+    write_dataset(io, metrics.get(), "/metrics", "comm", file_type.get(), mem.get(), {total}, rows.data(), f);
   });
 }
 

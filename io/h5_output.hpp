@@ -1,4 +1,4 @@
-// h5_output.hpp: the run's HDF5 output file (DESIGN.md section 5), written with the HDF5 C API from many ranks.
+// h5_output.hpp: the run's HDF5 output file (docs/conventions.md s. 13), written with the HDF5 C API from many ranks.
 // Complex numbers are the h5py compound {r, i}; fields are stored in GLOBAL natural order
 // [Lt][Lz][Ly][Lx][4][3] (spinors) and [Lt][Lz][Ly][Lx][4][3][3] (links), x fastest, whatever the number of
 // ranks: each rank passes its block of the field in LOCAL natural order and the file does not depend on the
@@ -9,7 +9,7 @@
 // first complete solve leaves nothing.
 // Who may call: every public member of OutputFile is COLLECTIVE over the communicator given to the
 // constructor: all ranks call it, in the same order, with identical attribute values; only field data
-// (and the per-rank RankTimes) differ between ranks. check_output_path is local.
+// (and the per-rank RankTimes and CommRows) differ between ranks. check_output_path is local.
 #pragma once
 
 #include <mpi.h>
@@ -152,10 +152,26 @@ struct OutputOptions {
   bool check_plaquette = false;
 };
 
-// One row of /metrics/ranks.
+// One row of /metrics/ranks. reduction_s: time in the global sums (MPI); reduction_wait_s: time the host waited
+// for the device's partial sums before them; reductions_per_iteration: global sums per CG iteration.
 struct RankTimes {
   int rank = 0;
   double compute_s = 0, halo_wait_s = 0, reduction_s = 0;
+  double reductions_per_iteration = 0, reduction_wait_s = 0;
+};
+
+// One row of /metrics/comm: one partitioned direction of one operator (fp32 or fp64) on one rank.
+struct CommRow {
+  int rank = 0;
+  int precision_bits = 0;  // 32 or 64: the operator
+  int direction = 0;       // 0..3 = x, y, z, t (written as "x".."t")
+  std::string transport;   // "staged", "gpu_aware" or "peer"
+  bool split_exterior = false;
+  std::int64_t calls = 0;      // exchanges timed
+  double bytes_per_call = 0;   // sent by the rank in this direction, both faces
+  double exchange_s = 0;       // start of the exchange to faces in place, summed over calls
+  double exposed_s = 0;        // the compute stream waiting for them after the interior kernel, summed
+  double hidden_fraction = 0;  // 1 - exposed_s / exchange_s (1 when nothing was exchanged)
 };
 
 // The output file. How distributed fields reach it (OutputIo, output.io in the input):
@@ -234,6 +250,10 @@ class OutputFile {
   void write_metrics(const std::vector<KernelMetric>& kernels, const PeakBandwidth& peak, const RankTimes& mine) {
     write_metrics(kernels, peak, std::vector<RankTimes>{mine});
   }
+  // Table /metrics/comm (after write_metrics): the rows passed by every rank, in rank order (MPI_Gatherv), columns
+  // rank, precision_bits, direction ("x".."t"), transport, exterior ("fused"/"split"), calls, bytes_per_call,
+  // exchange_s, exposed_s, hidden_fraction; strings are fixed-length (h5py gives bytes). Empty without halos.
+  void write_comm_metrics(const std::vector<CommRow>& my_rows);
   // Flushes what is written so far to the partial file (in Collective mode /input and /metrics/kernels are
   // only written by commit()).
   void flush();

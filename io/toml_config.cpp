@@ -3,9 +3,9 @@
 //   load_config    read the whole file (C stdio, errno for the reason), then parse_config
 // Helpers (file-local): fail() throws the one InputError; read_* check one key's type and range;
 // Section rejects unknown keys (suggesting the closest known key) and finds required ones.
-// Rules: DESIGN.md section 5. Float keys accept integers (kappa = 1) but never NaN or inf; integer keys never
+// Rules: docs/conventions.md s. 12. Float keys take integers (kappa = 1) but never NaN or inf; integer keys never
 // accept floats (max_iter = 100.0 is an error). Messages are one line: control characters in user text are escaped.
-// Convention: (x, y, z, t) = mu 0..3 for extents, sites and momenta (DESIGN.md section 2).
+// Convention: (x, y, z, t) = mu 0..3 for extents, sites and momenta (docs/conventions.md section 1).
 // Who may call: through io/toml_config.hpp only.
 #include "io/toml_config.hpp"
 
@@ -327,16 +327,28 @@ void read_lattice(const Section& s, LatticeConfig& out) {
 }
 
 void read_comm(const Section& s, CommConfig& out) {
-  s.reject_unknown({"force_halo", "gpu_aware"});
+  s.reject_unknown({"force_halo", "transport", "gpu_aware"});
+  if (s.get("transport") && s.get("gpu_aware"))
+    fail(s.key_path("gpu_aware"), "give comm.transport or the older comm.gpu_aware, not both");
+  if (const auto* n = s.get("transport"))
+    out.transport = read_choice<CommConfig::Transport>(*n, s.key_path("transport"),
+                                                       {{"auto", CommConfig::Transport::Auto},
+                                                        {"staged", CommConfig::Transport::Staged},
+                                                        {"gpu_aware", CommConfig::Transport::GpuAware},
+                                                        {"peer", CommConfig::Transport::Peer}});
   if (const auto* n = s.get("gpu_aware")) {
     const std::string path = s.key_path("gpu_aware");
-    if (n->is_boolean())
-      out.gpu_aware = n->as_boolean()->get() ? CommConfig::GpuAware::On : CommConfig::GpuAware::Off;
-    else if (n->is_string() && n->as_string()->get() == "auto")
-      out.gpu_aware = CommConfig::GpuAware::Auto;
-    else
+    out.transport_key = path;
+    if (n->is_boolean()) {
+      const bool on = n->as_boolean()->get();
+      out.transport = on ? CommConfig::Transport::GpuAware : CommConfig::Transport::Auto;
+      out.gpu_aware_in_auto = on;
+    } else if (n->is_string() && n->as_string()->get() == "auto") {
+      out.transport = CommConfig::Transport::Auto;
+    } else {
       fail(path, "expected true, false or \"auto\", got " +
                      (n->is_string() ? "'" + n->as_string()->get() + "'" : type_name(*n)));
+    }
   }
   if (const auto* n = s.get("force_halo")) {
     const std::string path = s.key_path("force_halo");

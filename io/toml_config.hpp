@@ -1,12 +1,12 @@
 // toml_config.hpp: the TOML input reader. Turns the input file into a checked emprism::Config.
-//   parse_config  parse TOML text and validate every key (DESIGN.md section 5)
+//   parse_config  parse TOML text and validate every key (docs/conventions.md section 12)
 //   load_config   read a file, then parse_config
 // Every failure throws one emprism::InputError whose what() is one line starting with the full key path
 // ("solve[1].spin: expected an integer, got string") or, for syntax errors, "<file>:<line>:<col>: TOML syntax error:
 // ...". The first error found is reported: top-level unknown keys, then [lattice], [comm], [gauge], [dirac], [solver],
 // [output], [log], [metrics], [[solve]] in that order; inside a table unknown keys come before values. Convention:
-// extents, sites and momenta are (x, y, z, t) = mu 0..3 (DESIGN.md section 2). Who may call: main (once, before any
-// work) and tests; no MPI, no logging.
+// extents, sites and momenta are (x, y, z, t) = mu 0..3 (docs/conventions.md section 1). Who may call: main (once,
+// before any work) and tests; no MPI, no logging.
 #pragma once
 
 #include <string>

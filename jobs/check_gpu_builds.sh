@@ -7,8 +7,8 @@
 #   cuda        CUDA with nvcc for sm_90 (H100/H200): -Xptxas -v (registers, spill stores/loads); the cuda lines
 #   hip-nvidia  HIP on its NVIDIA platform: the HIP source with nvcc for sm_90 and HIP's own headers, taken from the
 #               libamdhip64-dev package unpacked with dpkg -x into build-hip-nvidia/hip-prefix (as on a GPU machine
-#               without HIP, jobs/device/hip_nvidia.sh), linked against cudart; builds the program and the GPU tests
-#               (the other tests are host code compiled as in the cuda build); the budgets' cuda lines
+#               without HIP, jobs/device/hip_nvidia.sh), linked against cudart; builds the program and what
+#               ctest -L gpu runs (the other tests are host code compiled as in the cuda build); the budgets' cuda lines
 # It compiles and links (nothing runs: no GPU). A build failure or a broken budget exits non-zero.
 # Usage: jobs/check_gpu_builds.sh [hip|cuda|hip-nvidia|all]   (default all = the three). Needs: hipcc and
 # libamdhip64-dev (Debian/Ubuntu packages "hipcc libamdhip64-dev"; installed here if missing; hip-nvidia takes the
@@ -54,7 +54,10 @@ if want hip; then
 fi
 
 if want cuda || want hip-nvidia; then
-  [ -x "$cuda_home/bin/nvcc" ] || { echo "check_gpu_builds: no nvcc at $cuda_home/bin/nvcc (set CUDA_HOME)" >&2; exit 1; }
+  if [ ! -x "$cuda_home/bin/nvcc" ]; then
+    echo "check_gpu_builds: no nvcc at $cuda_home/bin/nvcc (set CUDA_HOME)" >&2
+    exit 1
+  fi
 fi
 
 if want cuda; then
@@ -85,5 +88,5 @@ if want hip-nvidia; then
     -DEMPRISM_HIP_INCLUDE_DIR="$prefix/usr/include" -DCMAKE_CUDA_COMPILER="$cuda_home/bin/nvcc" \
     -DCMAKE_CUDA_ARCHITECTURES=90 -DEMPRISM_RESOURCE_REPORT=ON > "$dir.cmake.log"
   # The program and the GPU tests: the rest is host code compiled as in the CUDA build.
-  build_and_check cuda "$dir" emprism-mpi emprism_gpu_tests
+  build_and_check cuda "$dir" emprism-mpi emprism_gpu_tests test_distributed_mpi
 fi

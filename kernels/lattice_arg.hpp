@@ -1,6 +1,6 @@
 // lattice_arg.hpp: the index arithmetic a kernel needs, as a trivially-copyable struct (no tables, so no
 // index bytes are read): even-odd (checkerboard) index <-> local coordinates, neighbours, boundary crossings.
-// Convention (DESIGN.md section 2): x fastest, t slowest; parity = (x+y+z+t) mod 2 in *global* coordinates;
+// Convention (docs/conventions.md section 1): x fastest, t slowest; parity = (x+y+z+t) mod 2 in *global* coordinates;
 // within a parity, cb = lex / 2 with lex = x + Lx (y + Ly (z + Lz t)) the local lexicographic index
 // (local Lx is even, so the two sites of each x-pair have opposite parity).
 // Built by src/geometry.cpp; who may call: kernels and host code alike.
@@ -39,6 +39,14 @@ struct LatticeArg {
     for (int mu = 0; mu < 4; ++mu)
       if (partitioned[mu] && (x[mu] == 0 || x[mu] == l[mu] - 1)) return true;
     return false;
+  }
+
+  // Bit mu set when a hop from x leaves the rank in mu (a partitioned direction at the local boundary).
+  EMPRISM_HD int boundary_mask(const int x[4]) const {
+    int m = 0;
+    for (int mu = 0; mu < 4; ++mu)
+      if (partitioned[mu] && (x[mu] == 0 || x[mu] == l[mu] - 1)) m |= 1 << mu;
+    return m;
   }
 
   // Faces: the sites of one parity with x[mu] fixed. Face index = (3-D lexicographic index over the other

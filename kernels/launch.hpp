@@ -1,6 +1,9 @@
 // launch.hpp: the launchers every kernel goes through. Each launch is timed and recorded in the metrics
-// registry under its name with the flops and minimum bytes of that call (DESIGN.md section 4).
-// The backend (CPU OpenMP loop, or later one generic __global__) is chosen by the build, here only.
+// registry under its name with the flops and minimum bytes of that call (docs/conventions.md section 11): the registry
+// records device events around the launch on the compute stream and reads them later (MetricsRegistry), so a
+// launch returns without waiting for the device. Reductions return their sums (waiting for them) or a
+// PendingSums to be waited for later (launch_reduce_async), which lets the host overlap the global sum with
+// device work. The backend (CPU OpenMP loop, or one generic __global__) is chosen by the build, here only.
 // Who may call: host code on the rank that owns the fields.
 #pragma once
 
@@ -17,26 +20,39 @@ struct LaunchCost {
   double bytes;  // minimum bytes for the whole call
 };
 
-// Runs without recording (parts of a composite operation that its caller times as a whole).
+// MinOccupancy picks a launch-bounds variant of the GPU kernel (kernels/backend/gpu.hpp); 0, the default, is none.
+// Runs without recording (parts of a composite operation that its caller times as a whole), on stream s.
 template <int MinOccupancy = 0, typename F>
-void run_kernel(std::int64_t n, const F& f) {
-  backend::parallel_for<MinOccupancy>(n, f);
+void run_kernel(std::int64_t n, const F& f, backend::Stream s = backend::compute_stream()) {
+  backend::parallel_for<MinOccupancy>(n, f, s);
 }
 
-// MinOccupancy picks a launch-bounds variant of the GPU kernel (kernels/backend/gpu.hpp); 1, the default, is none.
 template <int MinOccupancy = 0, typename F>
 void launch(MetricsRegistry& metrics, const LaunchCost& cost, std::int64_t n, const F& f) {
-  const double seconds = backend::timed_for<MinOccupancy>(n, f);
-  metrics.record(cost.name, seconds, cost.flops, cost.bytes);
+  const backend::Stream s = backend::compute_stream();
+  const int t = metrics.start_timing(s);
+  backend::parallel_for<MinOccupancy>(n, f, s);
+  metrics.stop_timing(t, s, cost.name, cost.flops, cost.bytes);
   if (!metrics.has_resources(cost.name)) metrics.set_resources(cost.name, backend::resources<F, MinOccupancy>());
 }
 
 template <int N, typename F>
-Sums<N> launch_reduce(MetricsRegistry& metrics, const LaunchCost& cost, std::int64_t n, const F& f) {
-  double seconds = 0;
-  const Sums<N> s = backend::timed_reduce<N>(n, f, seconds);
-  metrics.record(cost.name, seconds, cost.flops, cost.bytes);
+backend::PendingSums launch_reduce_async(MetricsRegistry& metrics, const LaunchCost& cost, std::int64_t n, const F& f) {
+  const backend::Stream s = backend::compute_stream();
+  const int t = metrics.start_timing(s);
+  backend::PendingSums p = backend::reduce_async<N>(n, f, s);
+  metrics.stop_timing(t, s, cost.name, cost.flops, cost.bytes);
   if (!metrics.has_resources(cost.name)) metrics.set_resources(cost.name, backend::reduce_resources<N, F>());
+  return p;
+}
+
+// The sums of this rank, after waiting for them (the wait counts as reduction wait in the registry).
+template <int N, typename F>
+Sums<N> launch_reduce(MetricsRegistry& metrics, const LaunchCost& cost, std::int64_t n, const F& f) {
+  backend::PendingSums p = launch_reduce_async<N>(metrics, cost, n, f);
+  metrics.reductions().wait_s += backend::wait_sums(p);
+  Sums<N> s;
+  for (int k = 0; k < N; ++k) s.v[k] = p.values[k];
   return s;
 }
 

@@ -1,5 +1,5 @@
 // spinor.hpp: Dirac spinors (4 spins x 3 colours), half spinors, and the spin projections
-// (1 + s gamma_mu) in the chiral basis of DESIGN.md section 2:
+// (1 + s gamma_mu) in the chiral basis of docs/conventions.md section 3:
 //   gamma_mu = [[0, B_mu], [B_mu^dag, 0]],  B_k = -i sigma_k (mu = 0,1,2),  B_3 = 1,  gamma_5 = diag(1,1,-1,-1).
 // For psi = (u, l) (upper spins 0,1; lower spins 2,3):
 //   (1 + s gamma_mu) psi = (h, s B_mu^dag h)  with  h = u + s B_mu l,

@@ -1,5 +1,5 @@
 // su3.hpp: colour vectors and 3x3 complex matrices (gauge links) with the products the stencil needs.
-// Convention: U.e[row][col]; a link U_mu(x) maps colour vectors at x+mu to x (DESIGN.md section 2).
+// Convention: U.e[row][col]; a link U_mu(x) maps colour vectors at x+mu to x (docs/conventions.md section 2).
 // Who may call: kernels and host code alike.
 #pragma once
 

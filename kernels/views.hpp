@@ -16,8 +16,8 @@
 
 namespace emprism {
 
-// A row of a blocked array (one block of every element) is addressed with 32-bit byte offsets (BlockedArray::at),
-// so it holds at most 2^32 / 16 elements: the sites per parity of a rank (Geometry refuses more).
+// A row of a blocked array (one block of every element) is addressed with 32-bit byte offsets on AMD GPUs
+// (BlockedArray::at), so it holds at most 2^32 / 16 elements: the sites per parity of a rank (Geometry refuses more).
 constexpr std::int64_t kMaxRowElements = (std::int64_t{1} << 32) / 16;
 
 struct alignas(16) Block16 {
@@ -42,12 +42,17 @@ struct BlockedArray {
   B* data = nullptr;
   int stride = 0;
 
-  // Block k of element i: a row start that is the same for every thread (data + k stride) plus a 32-bit byte
-  // offset (i < kMaxRowElements). AMD GPUs then address all blocks of an element with scalar row bases and one
-  // shared 32-bit vector offset, instead of a 64-bit vector address per block.
+  // Block k of element i. On AMD GPUs: a row start that is the same for every thread (data + k stride) plus a
+  // 32-bit byte offset (i < kMaxRowElements), so all blocks of an element are addressed with scalar row bases and
+  // one shared 32-bit vector offset instead of a 64-bit vector address per block (fewer VGPRs). Elsewhere the
+  // plain index (nvcc allocates fewer registers for it in sm_90's hot kernels).
   EMPRISM_HD B& at(int k, int i) const {
-    char* row = reinterpret_cast<char*>(data + k * stride);
-    return *reinterpret_cast<B*>(row + static_cast<std::uint32_t>(i) * static_cast<std::uint32_t>(sizeof(B)));
+    if constexpr (EMPRISM_AMDGPU) {
+      char* row = reinterpret_cast<char*>(data + k * stride);
+      return *reinterpret_cast<B*>(row + static_cast<std::uint32_t>(i) * static_cast<std::uint32_t>(sizeof(B)));
+    } else {
+      return data[k * stride + i];
+    }
   }
 
   EMPRISM_HD T load(int i) const {

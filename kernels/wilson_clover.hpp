@@ -5,19 +5,29 @@
 // Hops that leave the rank (partitioned directions) read spin-projected half spinors from halo buffers,
 // indexed by face index: from the forward neighbour P psi(x+mu) (the link is applied here), from the backward
 // neighbour U_mu(x-mu)^dag P psi(x-mu) (the sender applied its link; kernels/halo_pack.hpp).
-// A kernel is an epilogue (what to do with acc = H in at a site) run by one of two drivers:
-//   DslashInterior  all sites, hops that stay on the rank; boundary sites store the partial acc in out
-//   DslashExterior  boundary sites only, after the halos arrived: acc = partial + halo hops, then the epilogue
+// A kernel is an epilogue (what to do with acc = H in at a site) run by drivers:
+//   DslashInterior     all sites, hops that stay on the rank; boundary sites store the partial acc in out
+//   DslashExterior     boundary sites only, after the halos arrived: h = the halo hops (mu = 0..3), then the
+//                      epilogue of acc = partial + h
+//   DslashExteriorDir  the boundary sites of one direction mu, as its halo arrives: h (kept per boundary site in
+//                      a scratch field between launches; zero at the site's first boundary direction) += the
+//                      halo hops of mu; the site's last boundary direction runs the epilogue of partial + h.
+//                      Launched for mu = 0..3 in order, it adds in the order of DslashExterior (h is stored in R
+//                      exactly), so both give the same bits.
 // Without partitioned directions the interior driver is the whole kernel. Epilogues (C = clover block of the
 // output parity, A or A^-1):
 //   EpiClover<Dag>   out = C acc                      eo_clover, eo_clover_dag
-//   EpiCloverXpay    v = x + b C acc; out = v; out2 = C v    oe_clover (out2 = A_oo^-1 Mhat p feeds Mhat^dag)
+//   EpiCloverXpay    v = x + b C acc; out = v; out2 = C v    oe_clover (out2 = A_oo^-1 Mhat p feeds Mhat^dag);
+//                    with site_norm set also site_norm[cb] = |v(cb)|^2 in double (CG's p^dag Mhat^dag Mhat p)
 //   EpiXpay<Dag>     out = x + b acc                  oe_clover_dag
 //   EpiCloverOfXpay  out = C (x + b acc)              source preparation and reconstruction
 //   EpiCloverPlus    out = C x + b acc                the full M, one parity at a time
 // Aliasing: out must not alias in or x. Who may call: the backends through kernels/launch.hpp.
 #pragma once
 
+#include <utility>
+
+#include "kernels/blas.hpp"
 #include "kernels/lattice_arg.hpp"
 #include "kernels/views.hpp"
 
@@ -85,19 +95,41 @@ struct DiracArg {
   SpinorView<R> x;       // xpay input, output parity
   SpinorView<R> out;
   SpinorView<R> out2;
+  double* site_norm = nullptr;  // EpiCloverXpay: |v|^2 per site when set
   R b = 0;
 };
+
+// The hop sum an epilogue receives: a Spinor at an interior site; at a boundary site the halo hops h plus the
+// interior's partial sum stored in out, whose half b is loaded when the epilogue asks for it (partial + h: the bits
+// of the whole-spinor sum). An epilogue reads half b of acc before it stores half b of out.
+template <typename R>
+struct PartialPlus {
+  const Spinor<R>& h;
+  SpinorView<R> partial;
+  int cb;
+};
+template <typename R>
+EMPRISM_HD inline HalfSpinor<R> acc_half(const Spinor<R>& acc, int b) {
+  return chiral_half(acc, b);
+}
+template <typename R>
+EMPRISM_HD inline HalfSpinor<R> acc_half(const PartialPlus<R>& acc, int b) {
+  return acc.partial.load_half(acc.cb, b) + chiral_half(acc.h, b);
+}
 
 // The epilogues work one chiral half b at a time (C is block diagonal: block b acts on spins 2b, 2b+1 only), so
 // at most one 6x6 block, one half of the xpay input and one half of the result are in registers with acc; each
 // half's stores precede the next half's loads (the compiler cannot hoist those loads: the fields might alias).
+// EpiCloverXpay loads its clover block again for the second product rather than keeping it in registers (the
+// block was just read, so the second read comes from the caches; gfx90a: 170 -> 154 VGPRs in fp64).
 template <typename R, bool Dag>
 struct EpiClover {
   static constexpr bool kDag = Dag;
   DiracArg<R> a;
-  EMPRISM_HD void finish(int cb, const Spinor<R>& acc) const {
+  template <typename Acc>
+  EMPRISM_HD void finish(int cb, const Acc& acc) const {
     EMPRISM_UNROLL
-    for (int b = 0; b < 2; ++b) a.out.store_half(cb, b, block_mul(a.clover.load_block(cb, b), chiral_half(acc, b)));
+    for (int b = 0; b < 2; ++b) a.out.store_half(cb, b, block_mul(a.clover.load_block(cb, b), acc_half(acc, b)));
   }
 };
 
@@ -105,14 +137,17 @@ template <typename R>
 struct EpiCloverXpay {
   static constexpr bool kDag = false;
   DiracArg<R> a;
-  EMPRISM_HD void finish(int cb, const Spinor<R>& acc) const {
+  template <typename Acc>
+  EMPRISM_HD void finish(int cb, const Acc& acc) const {
+    double n = 0;  // |v|^2, summed half by half in the order of site_norm2 (the same bits)
     EMPRISM_UNROLL
     for (int b = 0; b < 2; ++b) {
-      const CloverBlock<R> c = a.clover.load_block(cb, b);
-      const HalfSpinor<R> v = a.x.load_half(cb, b) + a.b * block_mul(c, chiral_half(acc, b));
+      const HalfSpinor<R> v = a.x.load_half(cb, b) + a.b * block_mul(a.clover.load_block(cb, b), acc_half(acc, b));
       a.out.store_half(cb, b, v);
-      a.out2.store_half(cb, b, block_mul(c, v));
+      a.out2.store_half(cb, b, block_mul(a.clover.load_block(cb, b), v));
+      n = add_norm2(n, v);
     }
+    if (a.site_norm) a.site_norm[cb] = n;
   }
 };
 
@@ -120,9 +155,10 @@ template <typename R, bool Dag>
 struct EpiXpay {
   static constexpr bool kDag = Dag;
   DiracArg<R> a;
-  EMPRISM_HD void finish(int cb, const Spinor<R>& acc) const {
+  template <typename Acc>
+  EMPRISM_HD void finish(int cb, const Acc& acc) const {
     EMPRISM_UNROLL
-    for (int b = 0; b < 2; ++b) a.out.store_half(cb, b, a.x.load_half(cb, b) + a.b * chiral_half(acc, b));
+    for (int b = 0; b < 2; ++b) a.out.store_half(cb, b, a.x.load_half(cb, b) + a.b * acc_half(acc, b));
   }
 };
 
@@ -130,10 +166,11 @@ template <typename R>
 struct EpiCloverOfXpay {
   static constexpr bool kDag = false;
   DiracArg<R> a;
-  EMPRISM_HD void finish(int cb, const Spinor<R>& acc) const {
+  template <typename Acc>
+  EMPRISM_HD void finish(int cb, const Acc& acc) const {
     EMPRISM_UNROLL
     for (int b = 0; b < 2; ++b)
-      a.out.store_half(cb, b, block_mul(a.clover.load_block(cb, b), a.x.load_half(cb, b) + a.b * chiral_half(acc, b)));
+      a.out.store_half(cb, b, block_mul(a.clover.load_block(cb, b), a.x.load_half(cb, b) + a.b * acc_half(acc, b)));
   }
 };
 
@@ -141,10 +178,11 @@ template <typename R>
 struct EpiCloverPlus {
   static constexpr bool kDag = false;
   DiracArg<R> a;
-  EMPRISM_HD void finish(int cb, const Spinor<R>& acc) const {
+  template <typename Acc>
+  EMPRISM_HD void finish(int cb, const Acc& acc) const {
     EMPRISM_UNROLL
     for (int b = 0; b < 2; ++b)
-      a.out.store_half(cb, b, block_mul(a.clover.load_block(cb, b), a.x.load_half(cb, b)) + a.b * chiral_half(acc, b));
+      a.out.store_half(cb, b, block_mul(a.clover.load_block(cb, b), a.x.load_half(cb, b)) + a.b * acc_half(acc, b));
   }
 };
 
@@ -166,6 +204,7 @@ struct DslashInterior {
 
 template <typename Epi>
 struct DslashExterior {
+  using R = decltype(std::declval<Epi>().a.hop.phase[0].re);
   Epi e;
   const int* sites;  // checkerboard indices of the boundary sites of the output parity
   EMPRISM_HD void operator()(int i) const {
@@ -173,9 +212,44 @@ struct DslashExterior {
     const int cb = sites[i];
     int x[4];
     hop.lat.coords(cb, hop.out_parity, x);
-    auto acc = zero_spinor<decltype(hop.phase[0].re)>();
+    auto acc = zero_spinor<R>();
     apply_hopping<Epi::kDag, HopPart::Exterior>(hop, x, cb, acc);
-    e.finish(cb, e.a.out.load(cb) + acc);  // the interior's partial sum joins after the halo hops
+    e.finish(cb, PartialPlus<R>{acc, e.a.out, cb});  // the interior's partial sum joins after the halo hops
+  }
+};
+
+template <typename Epi>
+struct DslashExteriorDir {
+  using R = decltype(std::declval<Epi>().a.hop.phase[0].re);
+  Epi e;
+  const int* sites;    // pairs (checkerboard index, boundary index) of the sites on the boundary of mu
+  SpinorView<R> halo;  // h of each boundary site, by boundary index
+  int mu;
+  EMPRISM_HD void operator()(int i) const {
+    const auto& hop = e.a.hop;
+    const int cb = sites[2 * i], k = sites[2 * i + 1];
+    int x[4];
+    hop.lat.coords(cb, hop.out_parity, x);
+    const int mask = hop.lat.boundary_mask(x);
+    auto acc = (mask & ((1 << mu) - 1)) == 0 ? zero_spinor<R>() : halo.load(k);
+    switch (mu) {
+      case 0:
+        hop_direction<0, Epi::kDag, HopPart::Exterior, R>(hop, x, cb, acc);
+        break;
+      case 1:
+        hop_direction<1, Epi::kDag, HopPart::Exterior, R>(hop, x, cb, acc);
+        break;
+      case 2:
+        hop_direction<2, Epi::kDag, HopPart::Exterior, R>(hop, x, cb, acc);
+        break;
+      default:
+        hop_direction<3, Epi::kDag, HopPart::Exterior, R>(hop, x, cb, acc);
+        break;
+    }
+    if ((mask >> (mu + 1)) == 0)
+      e.finish(cb, PartialPlus<R>{acc, e.a.out, cb});
+    else
+      halo.store(k, acc);
   }
 };
 

@@ -23,7 +23,7 @@
 #include <string>
 
 #include "comm/communicator.hpp"
-#include "comm/gpu_aware.hpp"
+#include "comm/halo_policy.hpp"
 #include "comm/process_grid.hpp"
 #include "emprism_version.hpp"
 #include "io/gauge_file.hpp"
@@ -156,8 +156,8 @@ io::CorrelatorRecord correlator_record(const SolveConfig& sc, const Geometry& ge
   rec.convention =
       "C(p, t) = sum_{x: x_t = (x0_t + t) mod Lt} exp(-i p.(x - x0)) tr[G_sink S(x) G_source g5 S(x)^dag g5], "
       "p = 2 pi n / L; S(x) = M^-1 column of the source at x0 (sink spin, colour x source spin, colour); gamma "
-      "matrices of the chiral basis (DESIGN.md), g1 g2 g3 g4 = x y z t, g5 = g1 g2 g3 g4; effective_mass: "
-      "c(t)/c(t+1) = f(t)/f(t+1), f(t) = exp(-m t) + time_parity exp(-m (Lt - t)) on the real part; "
+      "matrices of the chiral basis (docs/conventions.md section 3), g1 g2 g3 g4 = x y z t, g5 = g1 g2 g3 g4; "
+      "effective_mass: c(t)/c(t+1) = f(t)/f(t+1), f(t) = exp(-m t) + time_parity exp(-m (Lt - t)) on the real part; "
       "pcac_mass(t) = (C_axial(t+1) - C_axial(t-1)) / (4 C_pion(t))";
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<Correlator> corr = meson_correlators(geom, prop, sc.site, sc.channels, sc.momenta, &comm);
@@ -291,9 +291,52 @@ bool run_propagator(const Config& cfg, const SolveConfig& sc, Context& ctx, cons
   return all;
 }
 
+// The halo exchange of the run's operators: totals for /metrics/ranks and one /metrics/comm row per direction.
 struct HaloStats {
   double wait_s = 0, exchange_s = 0;
+  std::vector<io::CommRow> rows;
 };
+
+template <typename R>
+void add_halo_stats(WilsonClover<R>& op, int rank, HaloStats& halo) {
+  for (const auto& d : op.halo_stats()) {
+    io::CommRow row;
+    row.rank = rank;
+    row.precision_bits = 8 * static_cast<int>(sizeof(R));
+    row.direction = d.mu;
+    row.transport = transport_name(d.transport);
+    row.split_exterior = d.split_exterior;
+    row.calls = d.calls;
+    row.bytes_per_call = d.bytes_per_call;
+    row.exchange_s = d.exchange_s;
+    row.exposed_s = d.exposed_s;
+    row.hidden_fraction = d.exchange_s > 0 ? std::max(0.0, 1.0 - d.exposed_s / d.exchange_s) : 1.0;
+    halo.rows.push_back(row);
+    halo.wait_s += d.exposed_s;
+    halo.exchange_s += d.exchange_s;
+  }
+}
+
+TransportRequest transport_request(const CommConfig& c) {
+  TransportRequest r;
+  switch (c.transport) {
+    case CommConfig::Transport::Staged:
+      r.choice = TransportRequest::Choice::Staged;
+      break;
+    case CommConfig::Transport::GpuAware:
+      r.choice = TransportRequest::Choice::GpuAware;
+      break;
+    case CommConfig::Transport::Peer:
+      r.choice = TransportRequest::Choice::Peer;
+      break;
+    case CommConfig::Transport::Auto:
+      r.choice = TransportRequest::Choice::Auto;
+      break;
+  }
+  r.gpu_aware_in_auto = c.gpu_aware_in_auto;
+  r.key = c.transport_key;
+  return r;
+}
 
 // EMPRISM_TEST_CRASH_AFTER_SOLVES (tests only): the number of complete solves after which the run is killed, or -1.
 int crash_after_solves() {
@@ -308,8 +351,8 @@ bool run_all_solves(const Config& cfg, Context& ctx, const Geometry& geom, const
   dp.kappa = cfg.dirac.kappa;
   dp.csw = cfg.dirac.csw;
   for (int mu = 0; mu < 4; ++mu) dp.theta[mu] = cfg.dirac.theta_over_pi[mu] * kPi;
-  dp.gpu_aware_mpi = cfg.comm.gpu_aware == CommConfig::GpuAware::On ||
-                     (cfg.comm.gpu_aware == CommConfig::GpuAware::Auto && mpi_is_gpu_aware());
+  dp.transport = transport_request(cfg.comm);
+  dp.report = [](const std::string& line) { spdlog::info("{}", line); };
   WilsonClover<Ro> outer(ctx, geom, gauge, clover, dp);
   std::unique_ptr<WilsonClover<Ri>> inner_owned;
   WilsonClover<Ri>* inner = nullptr;
@@ -345,13 +388,19 @@ bool run_all_solves(const Config& cfg, Context& ctx, const Geometry& geom, const
       std::raise(SIGKILL);
     }
   }
-  halo.wait_s = outer.halo().wait_seconds();
-  halo.exchange_s = outer.halo().exchange_seconds();
-  if constexpr (!std::is_same_v<Ro, Ri>) {
-    halo.wait_s += inner->halo().wait_seconds();
-    halo.exchange_s += inner->halo().exchange_seconds();
-  }
+  add_halo_stats(outer, ctx.comm.rank(), halo);
+  if constexpr (!std::is_same_v<Ro, Ri>) add_halo_stats(*inner, ctx.comm.rank(), halo);
   return all;
+}
+
+// Rank 0's /metrics/comm rows.
+void log_comm_table(const std::vector<io::CommRow>& rows) {
+  for (const io::CommRow& r : rows)
+    spdlog::info(
+        "halo {} (fp{}): {}, {} exterior, {:.2f} MB per call, {} calls, exchange {:.4f} s, exposed {:.4f} s "
+        "({:.1f}% hidden)",
+        "xyzt"[r.direction & 3], r.precision_bits, r.transport, r.split_exterior ? "split" : "fused",
+        r.bytes_per_call / 1e6, r.calls, r.exchange_s, r.exposed_s, 100.0 * r.hidden_fraction);
 }
 
 void log_kernel_table(const MetricsRegistry& m) {
@@ -452,7 +501,13 @@ void generate_ensemble(const Config& cfg, HostGauge& u, const ProcessGrid& grid,
 io::RankTimes rank_times(Communicator& comm, const MetricsRegistry& metrics, const HaloStats& halo) {
   double kernels = 0;
   for (const auto& k : metrics.table()) kernels += k.total_s;
-  io::RankTimes t{comm.rank(), kernels - halo.wait_s, halo.wait_s, comm.reduction_seconds()};
+  const ReductionStats& red = metrics.reductions();
+  io::RankTimes t{comm.rank(),
+                  kernels - halo.wait_s,
+                  halo.wait_s,
+                  comm.reduction_seconds(),
+                  red.cg_iterations > 0 ? static_cast<double>(red.cg_reductions) / red.cg_iterations : 0.0,
+                  red.wait_s};
   double v[4] = {t.compute_s, t.compute_s, halo.wait_s, halo.exchange_s};
   MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE, MPI_MAX, comm.handle());
   MPI_Allreduce(MPI_IN_PLACE, v + 1, 3, MPI_DOUBLE, MPI_SUM, comm.handle());
@@ -538,13 +593,15 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
 
   const io::RankTimes mine = rank_times(comm, metrics, halo);
   file.write_metrics(metrics.table(), metrics.peak(), mine);
+  file.write_comm_metrics(halo.rows);
   file.commit();
 
   const double total = seconds_since(t_start);
   spdlog::info(
       "timing summary (rank 0): {:.3f} s in total, {:.3f} s computing, {:.3f} s waiting for halos, "
-      "{:.3f} s in reductions",
-      total, mine.compute_s, mine.halo_wait_s, mine.reduction_s);
+      "{:.3f} s in reductions ({:.2f} per CG iteration, {:.3f} s waiting for the device's partial sums)",
+      total, mine.compute_s, mine.halo_wait_s, mine.reduction_s, mine.reductions_per_iteration, mine.reduction_wait_s);
+  log_comm_table(halo.rows);
   log_kernel_table(metrics);
   spdlog::info("wrote {}", cfg.output.file);
   return all_converged ? kExitOk : kExitNotConverged;
@@ -688,6 +745,18 @@ int run_main(int argc, char** argv) {
     if (error.rfind(input, 0) != 0) error = input + ": " + error;
   }
   int failing_rank = error.empty() ? comm.size() : comm.rank();
+  MPI_Allreduce(MPI_IN_PLACE, &failing_rank, 1, MPI_INT, MPI_MIN, comm.handle());
+  if (failing_rank < comm.size()) {
+    if (comm.rank() == failing_rank) io::print_error(error);
+    return kExitInput;
+  }
+  // The transport needs the grid, and its check is collective: only now that every rank has one.
+  try {
+    check_transport_request(transport_request(cfg.comm), grid);
+  } catch (const InputError& e) {
+    error = input + ": " + e.what();
+  }
+  failing_rank = error.empty() ? comm.size() : comm.rank();
   MPI_Allreduce(MPI_IN_PLACE, &failing_rank, 1, MPI_INT, MPI_MIN, comm.handle());
   if (failing_rank < comm.size()) {
     if (comm.rank() == failing_rank) io::print_error(error);

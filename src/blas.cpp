@@ -77,6 +77,13 @@ double residual(Context& ctx, const SpinorField<R>& b, SpinorField<R>& r) {
   return s[0];
 }
 
+double global_sum(Context& ctx, backend::PendingSums& local) {
+  ctx.metrics.reductions().wait_s += backend::wait_sums(local);
+  double s = local.values[0];
+  ctx.comm.sum(&s, 1);
+  return s;
+}
+
 // x += alpha p, r -= alpha w; returns |r|^2 (one reduction).
 template <typename R>
 double cg_update(Context& ctx, double alpha, const ParitySpinor<R>& p, const ParitySpinor<R>& w, ParitySpinor<R>& x,

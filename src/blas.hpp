@@ -1,6 +1,7 @@
 // blas.hpp: BLAS-1 on parity spinor fields through the launchers (each call is timed and counted).
 // Reductions are local sums in double followed by one Communicator::sum (one MPI_Allreduce) per call;
-// fused operations (cg_update) reduce once. Collective: every rank must call the reductions.
+// fused operations (cg_update) reduce once. The host's wait for the device's partial sums is counted in
+// ctx.metrics.reductions(). Collective: every rank must call the reductions.
 // Instantiated for float and double (and the mixed conversions) in blas.cpp, the only file that launches them.
 // Who may call: solvers and operators.
 #pragma once
@@ -34,6 +35,9 @@ double norm2(Context& ctx, const SpinorField<R>& x);
 template <typename R>
 double residual(Context& ctx, const SpinorField<R>& b, SpinorField<R>& r);
 // x += alpha p, r -= alpha w; returns |r|^2 (one reduction).
+// The global sum of a reduction launched earlier (e.g. WilsonClover::apply_mdagm's |Mhat p|^2): waits for its
+// local value, then one Communicator::sum. local.n must be 1.
+double global_sum(Context& ctx, backend::PendingSums& local);
 template <typename R>
 double cg_update(Context& ctx, double alpha, const ParitySpinor<R>& p, const ParitySpinor<R>& w, ParitySpinor<R>& x,
                  ParitySpinor<R>& r);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "src/blas.hpp"
@@ -65,9 +66,13 @@ CgResult solve_eo_cg(WilsonClover<Ro>& outer, WilsonClover<Ri>& inner, const Spi
     blas::convert(ictx, cr, rhs);
     blas::convert(ictx, p, rhs);
     double rr = rhs2;
+    const std::int64_t sums_before = ictx.comm.sum_calls(), iterations_before = res.iterations;
     while (res.iterations < params.max_iter && rr > target) {
-      inner.apply_mdagm(w, v, p);
-      const double pap = blas::norm2(ictx, v);
+      // Two global sums per iteration: |Mhat p|^2, summed on the device while Mhat^dag runs (its wait is short and
+      // its MPI time overlaps the device), and |r|^2 from the fused update.
+      backend::PendingSums pap_local;
+      inner.apply_mdagm(w, v, p, &pap_local);
+      const double pap = blas::global_sum(ictx, pap_local);
       if (!(pap > 0)) break;
       const double alpha = rr / pap;
       const double rr_new = blas::cg_update(ictx, alpha, p, w, e.odd, cr);
@@ -79,6 +84,8 @@ CgResult solve_eo_cg(WilsonClover<Ro>& outer, WilsonClover<Ri>& inner, const Spi
       blas::axpby(ictx, 1.0, cr, rr_new / rr, p);  // p = r + beta p
       rr = rr_new;
     }
+    ictx.metrics.reductions().cg_iterations += res.iterations - iterations_before;
+    ictx.metrics.reductions().cg_reductions += ictx.comm.sum_calls() - sums_before;
     inner.reconstruct(e, ri);
     blas::axpy(octx, 1.0, e.even, x.even);
     blas::axpy(octx, 1.0, e.odd, x.odd);

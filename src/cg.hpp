@@ -1,10 +1,14 @@
-// cg.hpp: the even-odd preconditioned CG solver for M x = b (DESIGN.md section 2).
+// cg.hpp: the even-odd preconditioned CG solver for M x = b (docs/conventions.md section 6).
 // Outer loop (precision Ro): r = b - M x, the true residual of the full system, recomputed; stop when
 // |r| / |b| <= tol. Inner solve (precision Ri) of M e = r: bhat = prepared source, CG on
 // Mhat^dag Mhat e_o = Mhat^dag bhat, e_e reconstructed, x += e. With Ro = Ri this is CG with restarts on the
 // true residual; with Ro = double, Ri = float it is mixed-precision defect correction (reliable updates).
 // The residual history holds, per CG iteration, |Mhat^dag (bhat - Mhat e_o)| relative to the first cycle's
 // |Mhat^dag bhat|. Collective (reductions) on all ranks.
+// Global sums: two per CG iteration, one double each: |Mhat p|^2 (oe_clover's epilogue writes it per site; it is
+// reduced on the device and summed over ranks while the device applies Mhat^dag) and |r|^2 (fused into the
+// update x += alpha p, r -= alpha w). Both are deterministic (fixed order on the device and in rank order across
+// ranks). The inner iterations and their global sums are counted in the context's metrics (ReductionStats).
 #pragma once
 
 #include <functional>

@@ -21,7 +21,7 @@ Mat4 mat4_mul(const Mat4& a, const Mat4& b) {
   return r;
 }
 
-// gamma_mu in the chiral basis of DESIGN.md section 2.
+// gamma_mu in the chiral basis of docs/conventions.md section 3.
 Mat4 gamma_matrix(int mu) {
   const Cd I(0, 1);
   // Pauli matrices
@@ -60,7 +60,7 @@ SU3<double> shifted(const HostGauge& u, const int x[4], int dmu, int smu, int dn
 }  // namespace
 
 SU3<double> field_strength(const HostGauge& u, const int x[4], int mu, int nu) {
-  // Leaves of DESIGN.md section 2, counter-clockwise from x.
+  // Leaves of docs/conventions.md section 4, counter-clockwise from x.
   const SU3<double> q1 = shifted(u, x, mu, 0, nu, 0, mu) * shifted(u, x, mu, 1, nu, 0, nu) *
                          dagger(shifted(u, x, mu, 0, nu, 1, mu)) * dagger(shifted(u, x, mu, 0, nu, 0, nu));
   const SU3<double> q2 = shifted(u, x, mu, 0, nu, 0, nu) * dagger(shifted(u, x, mu, -1, nu, 1, mu)) *

@@ -1,5 +1,5 @@
 // clover.hpp: the clover term A(x) = 1 + i csw kappa sum_{mu<nu} sigma_{mu nu} F_{mu nu}(x) and its inverse,
-// built on the host in double from the clover leaves Q_{mu nu} (DESIGN.md section 2), packed as two hermitian
+// built on the host in double from the clover leaves Q_{mu nu} (docs/conventions.md section 4), packed as two hermitian
 // 6x6 blocks per site (kernels/clover_block.hpp). The inverse is computed per block from an LDL^dag
 // factorisation. csw = 0 gives A = A^-1 = 1 exactly.
 // Who may call: anyone on the rank (issue 2: local periodic wrap for the leaves).

@@ -1,6 +1,6 @@
 // config.hpp: the checked run configuration, filled from the TOML input by io/toml_config.cpp.
 // Plain structs with defaults; every field here has been validated before any work starts.
-// Convention: extents and coordinates are (x, y, z, t) = mu 0..3 (DESIGN.md section 2).
+// Convention: extents and coordinates are (x, y, z, t) = mu 0..3 (docs/conventions.md section 1).
 // Who may call: anyone; no MPI, no I/O.
 #pragma once
 
@@ -100,10 +100,14 @@ struct CommConfig {
   // Exchange halos through MPI in these directions even where one rank spans them (the halo code then runs,
   // and is tested, on a single rank; like QUDA's partition mask). Directions split over ranks always do.
   std::array<bool, 4> force_halo{false, false, false, false};
-  // GPU backends: pass device buffers to MPI (GPU-aware MPI, e.g. Cray MPICH with MPICH_GPU_SUPPORT_ENABLED=1)
-  // or stage them through pinned host memory (the default). Auto asks the MPI library (comm/gpu_aware.cpp).
-  enum class GpuAware { Off, On, Auto };
-  GpuAware gpu_aware = GpuAware::Off;
+  // How faces travel (comm/halo_policy.hpp): auto (tuned per operator), staged (pinned host memory), gpu_aware
+  // (device memory to a GPU-aware MPI), peer (stores into the neighbours' buffers on the node; elsewhere tuned).
+  enum class Transport { Auto, Staged, GpuAware, Peer };
+  Transport transport = Transport::Auto;
+  // The older key comm.gpu_aware, kept: true = transport "gpu_aware", "auto" = "auto", false = "auto" without
+  // handing device memory to MPI. Only one of the two keys may be given; transport_key names the one that was.
+  bool gpu_aware_in_auto = true;
+  std::string transport_key = "comm.transport";
 };
 
 struct GaugeConfig {

@@ -1,7 +1,7 @@
 // contractions.cpp: meson two-point functions, effective and PCAC masses (see contractions.hpp for the
 // conventions: C_{Gsnk,Gsrc}(p, t) = sum_x exp(-i p.(x - x0)) tr[Gsnk S(x) Gsrc g5 S(x)^dag g5], gamma matrices of
-// DESIGN.md section 2). Host code; the contraction is an OpenMP loop over local (t, z) planes whose partial sums are
-// added in a fixed order, so the result does not depend on the number of threads.
+// docs/conventions.md section 3). Host code; the contraction is an OpenMP loop over local (t, z) planes whose
+// partial sums are added in a fixed order, so the result does not depend on the number of threads.
 // Who may call: see contractions.hpp (meson_correlators is collective over the communicator).
 #include "src/contractions.hpp"
 
@@ -63,7 +63,7 @@ double log_sinh(double x) {
 
 Gamma gamma_unit() { return Gamma{{0, 1, 2, 3}, {1.0, 1.0, 1.0, 1.0}}; }
 
-// gamma_k = [[0, -i s_k], [i s_k, 0]], gamma_4 = [[0, 1], [1, 0]] (DESIGN.md section 2), row by row.
+// gamma_k = [[0, -i s_k], [i s_k, 0]], gamma_4 = [[0, 1], [1, 0]] (docs/conventions.md section 3), row by row.
 Gamma gamma_mu(int mu) {
   const Cd i(0, 1);
   switch (mu) {

@@ -8,7 +8,7 @@
 //   effective_mass                             m(t) from c(t)/c(t+1) in the cosh (s = +1) or sinh (s = -1) form
 //   pcac_mass                                  [C_axial(t+1) - C_axial(t-1)] / (4 C_pion(t))
 //
-// Conventions (DESIGN.md section 2):
+// Conventions (docs/conventions.md sections 3 and 9):
 //   S(x)[sink][source] = prop.at(lex, sink, source), sink/source index = 3 * spin + colour, the solutions of
 //   M S = delta(x, x0) for a source at the global site x0; lex is the local natural index (field_io.hpp), the
 //   global coordinate of a local site is geom.origin()[mu] + local[mu].
@@ -105,7 +105,7 @@ std::vector<double> effective_mass(const std::vector<double>& c, int time_parity
 
 // PCAC mass m(t) = [axial(t+1) - axial(t-1)] / (4 pion(t)), indices mod Lt, t = 0..Lt-1 (NaN where pion(t) = 0),
 // from the real parts of the axial (g4g5, g5) and pion (g5, g5) correlators at p = 0. The Euclidean PCAC relation
-// d_mu (psibar g_mu g5 psi) = 2 m psibar g5 psi holds for the operator of DESIGN.md, whose naive part is
+// d_mu (psibar g_mu g5 psi) = 2 m psibar g5 psi holds for the operator of docs/conventions.md s. 4, whose naive part is
 // 2 kappa (g_mu d_mu + m0) (forward hop (1 - g_mu), so the symmetric derivative enters with +g_mu); both
 // correlators carry the same (dropped) sign, so d_t C_axial = 2 m C_pion with d_t the symmetric difference.
 // Free field: C_axial = -tr[g4 S S^dag] < 0 and rising on the first half (forward quarks are (1 + g4)/2

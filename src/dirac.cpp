@@ -1,11 +1,13 @@
 // dirac.cpp: launchers of the Wilson-clover kernels (see dirac.hpp). Flops and minimum bytes per output
 // site, with S = 24 R (spinor), G = 18 R (link), C = 72 R (clover block pair), R = sizeof(real):
 //   hopping 1320 flops, 8 G + S (each input spinor counted once, reused by neighbours)
-//   clover mat-vec 552 flops, C;  xpay 48 flops, S
+//   clover mat-vec 552 flops, C;  xpay 48 flops, S;  |v|^2 of a site (oe_clover for CG) 48 flops, 8 bytes
 #include "src/dirac.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 #include "kernels/halo_pack.hpp"
 #include "kernels/launch.hpp"
@@ -13,8 +15,20 @@
 namespace emprism {
 
 namespace {
-constexpr double kHopFlops = 1320, kCloverFlops = 552, kXpayFlops = 48;
+
+constexpr double kHopFlops = 1320, kCloverFlops = 552, kXpayFlops = 48, kNormFlops = 48;
+
+template <typename R>
+std::array<std::size_t, 4> face_bytes(const Geometry& g) {
+  std::array<std::size_t, 4> b{};
+  for (int mu = 0; mu < 4; ++mu)
+    if (g.partitioned(mu)) b[mu] = static_cast<std::size_t>(g.arg().face_volume(mu)) * sizeof(HalfSpinor<R>);
+  return b;
 }
+
+constexpr int kTuneRepetitions = 3;  // timed applications per candidate policy (after one untimed)
+
+}  // namespace
 
 template <typename R>
 WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const HostGauge& gauge, const HostClover& clover,
@@ -28,96 +42,71 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const HostGaug
       tmp_e_(geom),
       tmp_e2_(geom),
       tmp_o_(geom),
-      halo_(ctx.grid) {
+      transport_(ctx.grid, face_bytes<R>(geom), params.transport),
+      site_norm_(static_cast<std::size_t>(geom.half_volume())) {
   upload_gauge(gauge, gauge_);
   for (int p = 0; p < 2; ++p) {
     upload_clover(clover.a[p], a_[p]);
     upload_clover(clover.a_inv[p], a_inv_[p]);
   }
   for (int mu = 0; mu < 4; ++mu) phase_[mu] = {R(std::cos(params.theta[mu])), R(std::sin(params.theta[mu]))};
-  staged_ = !backend::device_is_host() && !params.gpu_aware_mpi;
-  for (int mu = 0; mu < 4; ++mu) {
-    if (!geom.partitioned(mu)) continue;
-    const auto n = static_cast<std::size_t>(geom.arg().face_volume(mu));
-    send_bwd_[mu] = Buffer<HalfSpinor<R>>(n);
-    send_fwd_[mu] = Buffer<HalfSpinor<R>>(n);
-    recv_fwd_[mu] = Buffer<HalfSpinor<R>>(n);
-    recv_bwd_[mu] = Buffer<HalfSpinor<R>>(n);
-    if (staged_) {
-      for (Pinned* h : {&host_send_bwd_[mu], &host_send_fwd_[mu], &host_recv_fwd_[mu], &host_recv_bwd_[mu]})
-        h->p = backend::host_alloc_pinned(send_bwd_[mu].bytes());
-    }
-  }
+  std::size_t most = 0;
   for (int p = 0; p < 2; ++p) {
     const std::vector<int> sites = geom.boundary_sites(p);
+    most = std::max(most, sites.size());
     boundary_[p] = Buffer<int>(sites.size());
     boundary_[p].from_host(sites);  // (an empty list allocates nothing)
+    for (int mu = 0; mu < 4; ++mu) {
+      if (!geom.partitioned(mu)) continue;
+      std::vector<int> face;  // (cb, boundary index) of the sites on the boundary of mu
+      for (std::size_t k = 0; k < sites.size(); ++k) {
+        int x[4];
+        geom.arg().coords(sites[k], p, x);
+        if (x[mu] == 0 || x[mu] == geom.local()[mu] - 1) face.insert(face.end(), {sites[k], static_cast<int>(k)});
+      }
+      face_sites_[p][mu] = Buffer<int>(face.size());
+      face_sites_[p][mu].from_host(face);
+    }
   }
+  halo_sums_ = Buffer<Spinor<R>>(geom.any_partitioned() ? most : 0);
 }
 
 template <typename R>
-void WilsonClover<R>::pack_and_start(const SpinorView<R>& in, int in_parity, bool dag) {
+void WilsonClover<R>::pack(const SpinorView<R>& in, int in_parity, bool dag) {
   HaloPackArg<R> a{geom_.arg(), gauge_.view(), in, in_parity, nullptr, nullptr};
-  std::array<const void*, 4> sb{}, sf{};
-  std::array<void*, 4> rf{}, rb{};
-  std::array<std::size_t, 4> bytes{};
   for (int mu = 0; mu < 4; ++mu) {
     if (!geom_.partitioned(mu)) continue;
-    a.send_bwd = send_bwd_[mu].data();
-    a.send_fwd = send_fwd_[mu].data();
+    const HaloTransport::PackTarget t = transport_.pack_target(mu);
+    a.send_bwd = static_cast<HalfSpinor<R>*>(t.to_bwd);
+    a.send_fwd = static_cast<HalfSpinor<R>*>(t.to_fwd);
     const int n = 2 * geom_.arg().face_volume(mu);
     switch (mu * 2 + (dag ? 1 : 0)) {
       case 0:
-        run_kernel(n, HaloPack<R, false, 0>{a});
+        run_kernel(n, HaloPack<R, false, 0>{a}, t.stream);
         break;
       case 1:
-        run_kernel(n, HaloPack<R, true, 0>{a});
+        run_kernel(n, HaloPack<R, true, 0>{a}, t.stream);
         break;
       case 2:
-        run_kernel(n, HaloPack<R, false, 1>{a});
+        run_kernel(n, HaloPack<R, false, 1>{a}, t.stream);
         break;
       case 3:
-        run_kernel(n, HaloPack<R, true, 1>{a});
+        run_kernel(n, HaloPack<R, true, 1>{a}, t.stream);
         break;
       case 4:
-        run_kernel(n, HaloPack<R, false, 2>{a});
+        run_kernel(n, HaloPack<R, false, 2>{a}, t.stream);
         break;
       case 5:
-        run_kernel(n, HaloPack<R, true, 2>{a});
+        run_kernel(n, HaloPack<R, true, 2>{a}, t.stream);
         break;
       case 6:
-        run_kernel(n, HaloPack<R, false, 3>{a});
+        run_kernel(n, HaloPack<R, false, 3>{a}, t.stream);
         break;
       default:
-        run_kernel(n, HaloPack<R, true, 3>{a});
+        run_kernel(n, HaloPack<R, true, 3>{a}, t.stream);
         break;
     }
-    bytes[mu] = send_bwd_[mu].bytes();
-    if (staged_) {
-      send_bwd_[mu].copy_to_host(host_send_bwd_[mu].p);
-      send_fwd_[mu].copy_to_host(host_send_fwd_[mu].p);
-      sb[mu] = host_send_bwd_[mu].p;
-      sf[mu] = host_send_fwd_[mu].p;
-      rf[mu] = host_recv_fwd_[mu].p;
-      rb[mu] = host_recv_bwd_[mu].p;
-    } else {
-      sb[mu] = send_bwd_[mu].data();
-      sf[mu] = send_fwd_[mu].data();
-      rf[mu] = recv_fwd_[mu].data();
-      rb[mu] = recv_bwd_[mu].data();
-    }
-  }
-  halo_.start(sb, sf, rf, rb, bytes);
-}
-
-template <typename R>
-void WilsonClover<R>::finish_exchange() {
-  halo_.wait();
-  if (!staged_) return;
-  for (int mu = 0; mu < 4; ++mu) {
-    if (!geom_.partitioned(mu)) continue;
-    recv_fwd_[mu].copy_from_host(host_recv_fwd_[mu].p);
-    recv_bwd_[mu].copy_from_host(host_recv_bwd_[mu].p);
+    transport_.packed(mu);
   }
 }
 
@@ -128,12 +117,78 @@ DiracArg<R> WilsonClover<R>::make_arg(int out_parity, const ParitySpinor<R>& in)
   a.hop.gauge = gauge_.view();
   a.hop.in = in.view();
   a.hop.out_parity = out_parity;
-  for (int mu = 0; mu < 4; ++mu) {
-    a.hop.phase[mu] = phase_[mu];
-    a.hop.halo_fwd[mu] = recv_fwd_[mu].data();
-    a.hop.halo_bwd[mu] = recv_bwd_[mu].data();
-  }
+  for (int mu = 0; mu < 4; ++mu) a.hop.phase[mu] = phase_[mu];
   return a;
+}
+
+template <typename R>
+template <typename Epi>
+void WilsonClover<R>::exchange_and_apply(Epi epi) {
+  const int out_parity = epi.a.hop.out_parity;
+  transport_.begin();
+  pack(epi.a.hop.in, 1 - out_parity, Epi::kDag);
+  for (int mu = 0; mu < 4; ++mu) {
+    if (!geom_.partitioned(mu)) continue;
+    epi.a.hop.halo_fwd[mu] = static_cast<const HalfSpinor<R>*>(transport_.from_fwd(mu));
+    epi.a.hop.halo_bwd[mu] = static_cast<const HalfSpinor<R>*>(transport_.from_bwd(mu));
+  }
+  run_kernel(geom_.half_volume(), DslashInterior<Epi>{epi});
+  if (transport_.policy().split_exterior) {
+    for (int mu = 0; mu < 4; ++mu) {  // in order: the partial sums add up as in the fused kernel
+      if (!geom_.partitioned(mu)) continue;
+      transport_.wait(mu);
+      const Buffer<int>& sites = face_sites_[out_parity][mu];
+      const SpinorView<R> halo{
+          {reinterpret_cast<BlockOf<Spinor<R>>*>(halo_sums_.data()), static_cast<int>(halo_sums_.size())}};
+      run_kernel(static_cast<std::int64_t>(sites.size() / 2), DslashExteriorDir<Epi>{epi, sites.data(), halo, mu});
+    }
+  } else {
+    for (int mu = 0; mu < 4; ++mu)
+      if (geom_.partitioned(mu)) transport_.wait(mu);
+    run_kernel(static_cast<std::int64_t>(boundary_[out_parity].size()),
+               DslashExterior<Epi>{epi, boundary_[out_parity].data()});
+  }
+  transport_.end();
+}
+
+template <typename R>
+template <typename Epi>
+void WilsonClover<R>::tune(const Epi& epi) {
+  const std::vector<HaloPolicy>& candidates = transport_.candidates();
+  std::vector<double> seconds(candidates.size(), 0.0);
+  if (candidates.size() > 1) {
+    transport_.set_recording(false);
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      transport_.set_policy(candidates[i]);
+      exchange_and_apply(epi);  // first use of buffers and mappings, untimed
+      backend::synchronize();
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int r = 0; r < kTuneRepetitions; ++r) exchange_and_apply(epi);
+      backend::synchronize();
+      seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / kTuneRepetitions;
+    }
+    transport_.set_recording(true);
+  }
+  const std::size_t best = transport_.agree(seconds);
+  transport_.set_policy(candidates[best]);
+  if (params_.report) {
+    std::string msg = std::string("halo policy (") + (sizeof(R) == 4 ? "fp32" : "fp64") +
+                      " operator): " + candidates[best].describe(transport_.partitioned());
+    if (candidates.size() > 1) {
+      msg += "; tuned over " + std::to_string(candidates.size()) + " candidates, slowest-rank ms per application:";
+      for (std::size_t i = 0; i < candidates.size(); ++i) {
+        char buf[32];
+        std::snprintf(buf, sizeof(buf), " %.3f", 1e3 * seconds[i]);
+        msg += buf;
+      }
+    }
+    params_.report(msg);
+  }
+}
+
+template <typename R>
+std::string WilsonClover<R>::halo_policy() const {
+  return transport_.has_policy() ? transport_.policy().describe(transport_.partitioned()) : std::string();
 }
 
 template <typename R>
@@ -145,21 +200,11 @@ void WilsonClover<R>::dslash(const char* name, double flops_per_site, double byt
     launch(ctx_.metrics, cost, geom_.half_volume(), DslashInterior<Epi>{epi});
     return;
   }
-  const auto t0 = std::chrono::steady_clock::now();
-  const int out_parity = epi.a.hop.out_parity;
-  pack_and_start(epi.a.hop.in, 1 - out_parity, Epi::kDag);
-  run_kernel(geom_.half_volume(), DslashInterior<Epi>{epi});
-  // While the device computes the interior, keep the MPI transfers moving (most MPI libraries progress only
-  // inside MPI calls); what remains after the interior is done is the exposed halo time.
-  backend::record_marker();
-  while (!backend::marker_done())
-    if (halo_.test()) break;
-  finish_exchange();
-  run_kernel(static_cast<std::int64_t>(boundary_[out_parity].size()),
-             DslashExterior<Epi>{epi, boundary_[out_parity].data()});
-  backend::synchronize();
-  const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
-  ctx_.metrics.record(name, dt.count(), cost.flops, cost.bytes);
+  if (!transport_.has_policy()) tune(epi);
+  const backend::Stream compute = backend::compute_stream();
+  const int t = ctx_.metrics.start_timing(compute);
+  exchange_and_apply(epi);
+  ctx_.metrics.stop_timing(t, compute, cost.name, cost.flops, cost.bytes);
 }
 
 template <typename R>
@@ -198,14 +243,18 @@ void WilsonClover<R>::eo_clover(ParitySpinor<R>& out_e, const ParitySpinor<R>& i
 
 template <typename R>
 void WilsonClover<R>::oe_clover(ParitySpinor<R>& out, ParitySpinor<R>& out2, const ParitySpinor<R>& t_e,
-                                const ParitySpinor<R>& x) {
+                                const ParitySpinor<R>& x, double* site_norm) {
   DiracArg<R> b = make_arg(1, t_e);
   b.clover = a_inv_[1].view();
   b.x = x.view();
   b.out = out.view();
   b.out2 = out2.view();
+  b.site_norm = site_norm;
   b.b = R(-params_.kappa * params_.kappa);
-  dslash("oe_clover", kHopFlops + 2 * kCloverFlops + kXpayFlops, 8 * 18 + 24 + 72 + 24 + 24 + 24, EpiCloverXpay<R>{b});
+  // With the norm: 48 more flops and one double written per site.
+  const double norm_flops = site_norm ? kNormFlops : 0, norm_reals = site_norm ? 8.0 / sizeof(R) : 0;
+  dslash("oe_clover", kHopFlops + 2 * kCloverFlops + kXpayFlops + norm_flops,
+         8 * 18 + 24 + 72 + 24 + 24 + 24 + norm_reals, EpiCloverXpay<R>{b});
 }
 
 template <typename R>
@@ -231,8 +280,15 @@ void WilsonClover<R>::apply_mhat_dag(ParitySpinor<R>& out, const ParitySpinor<R>
 }
 
 template <typename R>
-void WilsonClover<R>::apply_mdagm(ParitySpinor<R>& out, ParitySpinor<R>& v, const ParitySpinor<R>& in) {
-  apply_mhat(v, in);  // leaves A_oo^-1 v in tmp_o_
+void WilsonClover<R>::apply_mdagm(ParitySpinor<R>& out, ParitySpinor<R>& v, const ParitySpinor<R>& in,
+                                  backend::PendingSums* v_norm2) {
+  eo_clover(tmp_e_, in, false);
+  oe_clover(v, tmp_o_, tmp_e_, in, v_norm2 ? site_norm_.data() : nullptr);  // v = Mhat in, tmp_o_ = A_oo^-1 v
+  if (v_norm2) {  // summed on the device while the host goes on with Mhat^dag
+    const double n = geom_.half_volume();
+    *v_norm2 = launch_reduce_async<1>(ctx_.metrics, {"oe_clover_norm", n, 8 * n}, geom_.half_volume(),
+                                      SiteSumFunctor{site_norm_.data()});
+  }
   eo_clover(tmp_e_, tmp_o_, true);
   oe_clover_dag(out, tmp_e_, v);
 }

@@ -1,4 +1,4 @@
-// dirac.hpp: the even-odd Wilson-clover operator of DESIGN.md section 2 on one precision R.
+// dirac.hpp: the even-odd Wilson-clover operator of docs/conventions.md sections 4, 6 on one precision R.
 //   M       = [[A_ee, -kappa H_eo], [-kappa H_oe, A_oo]]                    apply_m (checks, true residual)
 //   Mhat    = 1 - kappa^2 A_oo^-1 H_oe A_ee^-1 H_eo      (odd sites)        apply_mhat
 //   Mhat^dag = 1 - kappa^2 H'_oe A_ee^-1 H'_eo A_oo^-1, H' = H^dag hops      apply_mhat_dag
@@ -7,15 +7,23 @@
 // The hot kernels (names as in the seeds): eo_clover = A_ee^-1 H_eo, oe_clover = x - kappa^2 A_oo^-1 H_oe t
 // (also writing A_oo^-1 of its result for the following Mhat^dag), eo_clover_dag = A_ee^-1 H'_eo,
 // oe_clover_dag = x - kappa^2 H'_oe t. Each launcher reports its flops and minimum bytes.
-// Distributed: every hopping kernel packs the spin-projected faces of its input, starts the halo exchange,
-// runs the interior of the kernel, waits, and finishes the boundary sites (overlap of communication and
-// compute); the metrics row of the kernel holds the time of the whole sequence.
-// Who may call: every rank of the process grid, in the same order (the halo exchange is collective).
+// Distributed: every hopping kernel packs the spin-projected faces of its input on the streams of the halo
+// transport (comm/halo_transport.hpp), runs the interior of the kernel on the compute stream while the faces
+// travel, and finishes the boundary sites once they arrived (one fused exterior kernel, or one per direction);
+// nothing waits for the device. The metrics row of the kernel holds the compute stream's time from before the
+// packing to after the exterior. The halo policy (transport per direction, fused or split exterior) is tuned on
+// the operator's first partitioned application, agreed by all ranks, reported and kept; every policy gives
+// bitwise the same result.
+// Who may call: every rank of the process grid, in the same order (the halo exchange is collective; the
+// constructor and the destructor are collective too when a direction is partitioned).
 #pragma once
 
 #include <array>
+#include <functional>
+#include <string>
+#include <vector>
 
-#include "comm/halo_exchange.hpp"
+#include "comm/halo_transport.hpp"
 #include "kernels/wilson_clover.hpp"
 #include "src/clover.hpp"
 #include "src/context.hpp"
@@ -28,9 +36,10 @@ struct DiracParams {
   double kappa = 0.1;
   double csw = 0.0;
   std::array<double, 4> theta{0, 0, 0, 3.14159265358979323846};  // radians
-  // GPU backends: hand device buffers to MPI directly (GPU-aware MPI) instead of staging them through pinned
-  // host memory.
-  bool gpu_aware_mpi = false;
+  // The halo exchange's transport (comm.transport); "auto" tunes it on the operator's first use.
+  TransportRequest transport;
+  // Where the operator reports the halo policy it chose (the program: its log); empty: not reported.
+  std::function<void(const std::string&)> report;
 };
 
 template <typename R>
@@ -46,20 +55,29 @@ class WilsonClover {
   void apply_m(SpinorField<R>& out, const SpinorField<R>& in);
   void apply_mhat(ParitySpinor<R>& out, const ParitySpinor<R>& in);
   void apply_mhat_dag(ParitySpinor<R>& out, const ParitySpinor<R>& in);
-  // out = Mhat^dag Mhat in (the CG operator); v receives Mhat in.
-  void apply_mdagm(ParitySpinor<R>& out, ParitySpinor<R>& v, const ParitySpinor<R>& in);
+  // out = Mhat^dag Mhat in (the CG operator); v receives Mhat in. With v_norm2 also this rank's |v|^2: oe_clover's
+  // epilogue writes it per site and a reduction over those is enqueued without waiting (backend::wait_sums).
+  void apply_mdagm(ParitySpinor<R>& out, ParitySpinor<R>& v, const ParitySpinor<R>& in,
+                   backend::PendingSums* v_norm2 = nullptr);
   void prepare_source(ParitySpinor<R>& bhat, const SpinorField<R>& b);
   // x.odd given; fills x.even.
   void reconstruct(SpinorField<R>& x, const SpinorField<R>& b);
 
-  const HaloExchanger& halo() const { return halo_; }
+  // The halo policy in use ("" before the first partitioned application) and its per-direction statistics.
+  std::string halo_policy() const;
+  std::vector<HaloTransport::DirectionStats> halo_stats() { return transport_.stats(); }
+  // Tests and benchmarks: the candidate policies, and one of them used from now on without tuning (collective:
+  // every rank the same policy).
+  const std::vector<HaloPolicy>& halo_candidates() const { return transport_.candidates(); }
+  void use_halo_policy(const HaloPolicy& p) { transport_.set_policy(p); }
 
   // The four hot kernels on their own (what Mhat and Mhat^dag are made of):
   //   eo_clover      out_e = A_ee^-1 H_eo in_o        (dag: A_ee^-1 H'_eo in_o, "eo_clover_dag")
-  //   oe_clover      out = x - kappa^2 A_oo^-1 H_oe t_e,  out2 = A_oo^-1 out
+  //   oe_clover      out = x - kappa^2 A_oo^-1 H_oe t_e,  out2 = A_oo^-1 out  (site_norm[cb] = |out(cb)|^2)
   //   oe_clover_dag  out = x - kappa^2 H'_oe t_e
   void eo_clover(ParitySpinor<R>& out_e, const ParitySpinor<R>& in_o, bool dag);
-  void oe_clover(ParitySpinor<R>& out, ParitySpinor<R>& out2, const ParitySpinor<R>& t_e, const ParitySpinor<R>& x);
+  void oe_clover(ParitySpinor<R>& out, ParitySpinor<R>& out2, const ParitySpinor<R>& t_e, const ParitySpinor<R>& x,
+                 double* site_norm = nullptr);
   void oe_clover_dag(ParitySpinor<R>& out, const ParitySpinor<R>& t_e, const ParitySpinor<R>& x);
 
   // out = A_p in, or A_p^-1 in.
@@ -69,8 +87,14 @@ class WilsonClover {
   // Runs the hopping kernel with epilogue `epi` (its hop.in and out_parity set by make_arg).
   template <typename Epi>
   void dslash(const char* name, double flops_per_site, double bytes_per_site, const Epi& epi);
+  // One partitioned application under the current policy: packs, interior, waits, exterior.
+  template <typename Epi>
+  void exchange_and_apply(Epi epi);
+  // Times every candidate policy on this application and keeps the one the ranks agree on.
+  template <typename Epi>
+  void tune(const Epi& epi);
   DiracArg<R> make_arg(int out_parity, const ParitySpinor<R>& in) const;
-  void pack_and_start(const SpinorView<R>& in, int in_parity, bool dag);
+  void pack(const SpinorView<R>& in, int in_parity, bool dag);
 
   Context& ctx_;
   const Geometry& geom_;
@@ -79,17 +103,11 @@ class WilsonClover {
   CloverField<R> a_[2], a_inv_[2];
   ParitySpinor<R> tmp_e_, tmp_e2_, tmp_o_;
   std::array<Complex<R>, 4> phase_;
-  HaloExchanger halo_;
-  Buffer<HalfSpinor<R>> send_bwd_[4], send_fwd_[4], recv_fwd_[4], recv_bwd_[4];
-  // Host staging of the faces when device memory is not host memory and MPI is not GPU-aware.
-  struct Pinned {
-    void* p = nullptr;
-    ~Pinned() { backend::host_free_pinned(p); }
-  };
-  bool staged_ = false;
-  Pinned host_send_bwd_[4], host_send_fwd_[4], host_recv_fwd_[4], host_recv_bwd_[4];
-  void finish_exchange();
-  Buffer<int> boundary_[2];
+  HaloTransport transport_;
+  Buffer<int> boundary_[2];       // per output parity: the sites with a hop leaving the rank
+  Buffer<int> face_sites_[2][4];  // per output parity and direction: (site, boundary index) on the boundary of mu
+  Buffer<Spinor<R>> halo_sums_;   // split exterior: the halo hops summed so far, per boundary site
+  Buffer<double> site_norm_;      // oe_clover's |v|^2 per site
 };
 
 }  // namespace emprism

@@ -1,6 +1,6 @@
 // field_io.hpp: conversion between parity spinor fields and the local natural order
 // [t][z][y][x][spin][colour] (x fastest) of host arrays, std::complex<double>, used for sources, output
-// and tests. With one rank the local natural order is the global natural order of DESIGN.md section 5.
+// and tests. With one rank the local natural order is the global natural order of docs/conventions.md section 1.
 // The reordering runs over OpenMP threads on one host staging copy per parity, with no intermediate arrays: at
 // 32^3x64 the former serial loops through parity-ordered vectors took about 0.9 s per field, five times a GPU solve.
 // Who may call: host code on the rank owning the field.

@@ -1,6 +1,6 @@
 // gauge.hpp: the gauge field on the host in double precision (the source of truth from which the
 // precision-specific GaugeField<R> and the clover term are built), its generators and observables.
-// Layout as GaugeView: [parity][cb][mu] SU3<double>. Gauge fields are periodic (DESIGN.md section 2).
+// Layout as GaugeView: [parity][cb][mu] SU3<double>. Gauge fields are periodic (docs/conventions.md section 2).
 // Sources: unit; random with width w in [0, 1]: U = P((1 - w) 1 + w H), H Haar-random SU(3) drawn from the
 // counter-based RNG keyed by (seed, global site, mu), P the projection to SU(3) (Gram-Schmidt of rows 0, 1;
 // row 2 = conj(row0 x row1)); w = 0 gives 1, w = 1 gives H exactly.

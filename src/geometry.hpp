@@ -1,6 +1,6 @@
 // geometry.hpp: the one object that owns lattice index arithmetic on a rank: global and local extents,
 // the local origin, even-odd indexing (through LatticeArg) and the local natural order used for host I/O.
-// Convention: DESIGN.md section 2 (x fastest, global parity, cb = local lex / 2).
+// Convention: docs/conventions.md section 1 (x fastest, global parity, cb = local lex / 2).
 // Who may call: anyone; no MPI here (comm/ decides the decomposition).
 #pragma once
 

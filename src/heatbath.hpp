@@ -3,7 +3,7 @@
 // by Cabibbo-Marinari heatbath (Kennedy-Pendleton SU(2) updates in the three SU(2) subgroups (0,1), (1,2),
 // (0,2); a rejection from the Haar measure where the SU(2) coupling is small, exact at beta = 0) plus
 // microcanonical overrelaxation in the same subgroups. Links are updated block by block: for mu = 0..3 and
-// parity 0, 1 (global parity, DESIGN.md section 2) all links U_mu(x) of that parity at once (their staples
+// parity 0, 1 (global parity, docs/conventions.md section 1) all links U_mu(x) of that parity at once (their staples
 // only involve links of other directions or of the other parity), then the halo copies of the U_mu are refreshed
 // (refresh_link_halo: fill_halo restricted to one direction, a quarter of the data).
 // Staple of U_mu(x): A = sum_{nu != mu} [U_nu(x+mu) U_mu(x+nu)^dag U_nu(x)^dag

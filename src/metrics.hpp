@@ -1,13 +1,21 @@
-// metrics.hpp: the per-kernel performance registry (DESIGN.md section 4).
+// metrics.hpp: the per-kernel performance registry (docs/conventions.md section 11).
 // Every launcher records name, elapsed seconds, flops and *minimum* bytes of one call; the
 // registry aggregates by name. The empirical peak bandwidth (copy / triad / read) lives here too.
+// Device time without waiting: start_timing/stop_timing record a pair of timing events around work enqueued on
+// a stream; the pair is read later (when it is done, when many are pending, and always before table()), so the
+// row keeps its meaning (device time per call) while launches queue back to back. On the CPU backend the
+// events are host timestamps and the time is the host's.
+// Also the reduction counters of /metrics/ranks (ReductionStats).
 // Who may call: any code on the rank that owns the registry; not thread-safe (launches are serial).
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "kernels/backend/runtime.hpp"
 
 namespace emprism {
 
@@ -39,8 +47,20 @@ struct PeakBandwidth {
   bool measured = false;
 };
 
+// Global sums of the CG solver: its inner iterations and the global sums made inside them, and the host time
+// spent waiting for the device's partial sums before a global sum (the device-to-host waits).
+struct ReductionStats {
+  std::int64_t cg_iterations = 0, cg_reductions = 0;
+  double wait_s = 0;
+};
+
 class MetricsRegistry {
  public:
+  MetricsRegistry() = default;
+  ~MetricsRegistry();
+  MetricsRegistry(const MetricsRegistry&) = delete;
+  MetricsRegistry& operator=(const MetricsRegistry&) = delete;
+
   void record(const std::string& name, double seconds, double flops, double bytes);
   void set_resources(const std::string& name, const KernelResources& res);
   // True once set_resources was called for the name (launchers query the runtime only once per kernel).
@@ -48,11 +68,16 @@ class MetricsRegistry {
     const auto it = entries_.find(name);
     return it != entries_.end() && it->second.res_set;
   }
+  // Device time of the work enqueued on s between the two calls, recorded under name when it is known.
+  int start_timing(backend::Stream s);
+  void stop_timing(int token, backend::Stream s, const std::string& name, double flops, double bytes);
   void set_peak(const PeakBandwidth& peak) { peak_ = peak; }
   const PeakBandwidth& peak() const { return peak_; }
-  // Rows sorted by total time, descending, with gbs and percent_of_peak filled in.
+  // Rows sorted by total time, descending, with gbs and percent_of_peak filled in (waits for pending timings).
   std::vector<KernelMetric> table() const;
-  void clear() { entries_.clear(); }
+  void clear();
+  ReductionStats& reductions() { return reductions_; }
+  const ReductionStats& reductions() const { return reductions_; }
 
  private:
   struct Entry {
@@ -61,8 +86,21 @@ class MetricsRegistry {
     KernelResources res;
     bool res_set = false;
   };
-  std::map<std::string, Entry> entries_;
+  struct Pending {
+    int pair;
+    std::string name;
+    double flops, bytes;
+  };
+  // Reads the pending timings in order: those already done, or all of them (waiting) when wait is set.
+  void resolve(bool wait) const;
+  void add(const std::string& name, double seconds, double flops, double bytes) const;
+
+  mutable std::map<std::string, Entry> entries_;
+  mutable std::deque<Pending> pending_;
+  mutable std::vector<std::pair<backend::Event, backend::Event>> pairs_;  // timing event pairs, reused
+  mutable std::vector<int> free_pairs_;
   PeakBandwidth peak_;
+  ReductionStats reductions_;
 };
 
 }  // namespace emprism

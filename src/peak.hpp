@@ -1,6 +1,6 @@
 // peak.hpp: measures the empirical memory bandwidth of this rank's device (host memory on the CPU backend)
 // with copy, triad and read-only streams; the best of several repetitions of each, the maximum of the
-// three is the peak used for percent_of_peak (DESIGN.md section 4). Who may call: any rank (local).
+// three is the peak used for percent_of_peak (docs/conventions.md section 11). Who may call: any rank (local).
 #pragma once
 
 #include <cstddef>

@@ -5,7 +5,7 @@
 //   exp_i_su3            exp(i Q) for a traceless hermitian 3x3 Q (stout)
 //   project_su3_maxtrace the SU(3) matrix X maximising Re tr(W^dag X) (APE)
 //   ape_link, stout_link one smearing step of one link from its staple sum
-// Conventions: src/config.hpp (the comment above SmearingConfig) and DESIGN.md section 2:
+// Conventions: docs/conventions.md section 8 and src/config.hpp (the comment above SmearingConfig):
 //   staple_ij(x) = V_j(x) V_i(x+j) V_j(x+i)^dag + V_j(x-j)^dag V_i(x-j) V_j(x-j+i),  j != i spatial;
 //   a link step updates every link from the previous step's links (never in place);
 //   H psi(x) = sum_i [ V_i(x) psi(x+i) + V_i(x-i)^dag psi(x-i) ] on each spin, no fermion boundary phases;

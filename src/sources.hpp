@@ -4,7 +4,7 @@
 //   propagator  the same: one spin-colour column of the point source at site (the caller sets spin, colour)
 //   random      per global site and component from the counter-based RNG keyed by (seed, global site):
 //               gaussian: re, im ~ N(0, 1/2) (E|z|^2 = 1); z2: +1 or -1 (real)
-//   plane_wave  exp(i p.x) eta, p_mu = (2 pi n_mu + theta_mu) / L_mu (DESIGN.md section 2)
+//   plane_wave  exp(i p.x) eta, p_mu = (2 pi n_mu + theta_mu) / L_mu (docs/conventions.md section 5)
 // Who may call: anyone on the rank.
 #pragma once
 

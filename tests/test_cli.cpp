@@ -1,4 +1,4 @@
-// test_cli.cpp: end-to-end GoogleTest tests of the emprism-mpi program (DESIGN.md section 5): the command line,
+// test_cli.cpp: end-to-end GoogleTest tests of the emprism-mpi program (conventions s. 12, 13): the command line,
 // the exit codes 0/1/2/3, the one-line error "emprism-mpi: ERROR: <input file>: <key>: <reason>" and the HDF5
 // output file, read back with the HDF5 C API. Each TEST checks one property.
 // Convention: the program (EMPRISM_BINARY) runs as a child process (fork/execve, OMP_NUM_THREADS=1) from inside a
@@ -28,7 +28,9 @@
 #include <string>
 #include <vector>
 
+#include "comm/gpu_aware.hpp"
 #include "emprism_version.hpp"
+#include "kernels/backend/runtime.hpp"
 
 extern char** environ;
 
@@ -178,6 +180,7 @@ struct Input {
   bool overwrite = false;
   bool write_gauge = false;
   std::string solves = "[[solve]]\nname = \"pt\"\ntype = \"point\"\nsite = [1, 2, 3, 4]\nspin = 2\ncolour = 1\n";
+  std::string comm;  // the [comm] table's lines, if any
 
   std::string toml(const std::string& output_file) const {
     std::ostringstream s;
@@ -190,7 +193,7 @@ struct Input {
       << "\nwrite_gauge = " << (write_gauge ? "true" : "false") << "\n\n"
       << "[log]\nprogress_every = 10\n\n"
       << "[metrics]\npeak = false\n\n"
-      << solves;
+      << (comm.empty() ? "" : "[comm]\n" + comm + "\n") << solves;
     return s.str();
   }
 };
@@ -389,6 +392,42 @@ std::vector<KernelRowCopy> kernel_rows(hid_t file) {
   return rows;
 }
 
+// One member of a compound table as doubles (numeric columns), or as strings (fixed-length string columns).
+std::vector<double> column(hid_t file, const std::string& path, const char* name) {
+  if (!link_exists(file, path)) throw std::runtime_error("no dataset " + path);
+  const hid_t d = H5Dopen2(file, path.c_str(), H5P_DEFAULT);
+  const hid_t s = H5Dget_space(d);
+  const hid_t mem = H5Tcreate(H5T_COMPOUND, sizeof(double));
+  H5Tinsert(mem, name, 0, H5T_NATIVE_DOUBLE);
+  std::vector<double> v(static_cast<std::size_t>(H5Sget_simple_extent_npoints(s)));
+  const herr_t rc = v.empty() ? 0 : H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+  H5Tclose(mem);
+  H5Sclose(s);
+  H5Dclose(d);
+  if (rc < 0) throw std::runtime_error("cannot read column " + std::string(name) + " of " + path);
+  return v;
+}
+
+std::vector<std::string> string_column(hid_t file, const std::string& path, const char* name) {
+  constexpr std::size_t kWidth = 32;
+  const hid_t d = H5Dopen2(file, path.c_str(), H5P_DEFAULT);
+  const hid_t s = H5Dget_space(d);
+  const hid_t str = H5Tcopy(H5T_C_S1);
+  H5Tset_size(str, kWidth);
+  const hid_t mem = H5Tcreate(H5T_COMPOUND, kWidth);
+  H5Tinsert(mem, name, 0, str);
+  std::vector<char> raw(static_cast<std::size_t>(H5Sget_simple_extent_npoints(s)) * kWidth, '\0');
+  const herr_t rc = raw.empty() ? 0 : H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data());
+  H5Tclose(mem);
+  H5Tclose(str);
+  H5Sclose(s);
+  H5Dclose(d);
+  if (rc < 0) throw std::runtime_error("cannot read column " + std::string(name) + " of " + path);
+  std::vector<std::string> v;
+  for (std::size_t i = 0; i < raw.size(); i += kWidth) v.emplace_back(raw.data() + i, strnlen(raw.data() + i, kWidth));
+  return v;
+}
+
 // ---- shared runs ----
 
 // One run of the program kept for several tests (each test checks one property of it).
@@ -417,6 +456,19 @@ const SharedRun& valid_run() {
     in.extents = "[2, 4, 6, 8]";
     in.precision = "single";
     in.tol = "1e-6";
+    return make_shared_run(in);
+  }();
+  return run;
+}
+
+// The valid run's lattice with every direction forced through the halo code, peer transport (the rank to itself).
+const SharedRun& forced_halo_run() {
+  static const SharedRun run = [] {
+    Input in;
+    in.extents = "[2, 4, 6, 8]";
+    in.precision = "single";
+    in.tol = "1e-6";
+    in.comm = "force_halo = [true, true, true, true]\ntransport = \"peer\"\n";
     return make_shared_run(in);
   }();
   return run;
@@ -592,6 +644,35 @@ TEST(Cli, ValidRunGaugeHasPlaquetteAttribute) {
   EXPECT_FALSE(link_exists(f.id(), "/gauge/links")) << "links are written only with output.write_gauge = true";
 }
 
+// CG makes exactly two global sums per iteration (|Mhat p|^2 fused into oe_clover, |r|^2 into the update).
+TEST(Cli, ValidRunMakesTwoReductionsPerCgIteration) {
+  const SharedRun& run = valid_run();
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  H5File f(run.output);
+  ASSERT_GE(f.id(), 0);
+  EXPECT_EQ(column(f.id(), "/metrics/ranks", "reductions_per_iteration"), (std::vector<double>{2.0}));
+  EXPECT_EQ(dataset_dims(f.id(), "/metrics/comm"), (std::vector<hsize_t>{0})) << "no halo exchange on one rank";
+}
+
+// The same solve through the halo code converges and writes one /metrics/comm row per direction.
+TEST(Cli, ForcedHaloRunWritesOneCommRowPerDirection) {
+  const SharedRun& run = forced_halo_run();
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  H5File f(run.output);
+  ASSERT_GE(f.id(), 0);
+  EXPECT_EQ(string_column(f.id(), "/metrics/comm", "direction"), (std::vector<std::string>{"x", "y", "z", "t"}));
+  EXPECT_EQ(string_column(f.id(), "/metrics/comm", "transport"),
+            (std::vector<std::string>{"peer", "peer", "peer", "peer"}));
+  // Faces of the 2x4x6x8 lattice, one parity, 12 fp32 reals per site, two per direction: 2 * (V/2/L) * 48 bytes.
+  EXPECT_EQ(column(f.id(), "/metrics/comm", "bytes_per_call"), (std::vector<double>{9216, 4608, 3072, 2304}));
+  for (double calls : column(f.id(), "/metrics/comm", "calls")) EXPECT_GT(calls, 0);
+  for (double h : column(f.id(), "/metrics/comm", "hidden_fraction")) {
+    EXPECT_GE(h, 0.0);
+    EXPECT_LE(h, 1.0);
+  }
+  EXPECT_EQ(column(f.id(), "/metrics/ranks", "reductions_per_iteration"), (std::vector<double>{2.0}));
+}
+
 TEST(Cli, ValidRunInputDatasetHoldsTheTomlText) {
   const SharedRun& run = valid_run();
   ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
@@ -641,6 +722,33 @@ TEST(Cli, OddExtentIsAnInputErrorNamingLatticeExtents) {
 TEST(Cli, UnknownKeyIsAnInputErrorNamingTheKey) {
   expect_key_error("solver.tolerance", [](const std::string& out) {
     return replace_once(overwriting_input().toml(out), "[solver]\n", "[solver]\ntolerance = 1e-8\n");
+  });
+}
+
+TEST(Cli, UnknownTransportIsAnInputErrorNamingCommTransport) {
+  expect_key_error("comm.transport", [](const std::string& out) {
+    Input in = overwriting_input();
+    in.comm = "transport = \"nvlink\"\n";
+    return in.toml(out);
+  });
+}
+
+TEST(Cli, BothTransportKeysAreAnInputErrorNamingCommGpuAware) {
+  expect_key_error("comm.gpu_aware", [](const std::string& out) {
+    Input in = overwriting_input();
+    in.comm = "transport = \"staged\"\ngpu_aware = true\n";
+    return in.toml(out);
+  });
+}
+
+// A transport the machine cannot offer is an input error before anything is written (GPU build, MPI not GPU-aware).
+TEST(Cli, GpuAwareTransportWithoutGpuAwareMpiIsAnInputError) {
+  if (emprism::backend::device_is_host() || emprism::mpi_is_gpu_aware())
+    GTEST_SKIP() << "this build's MPI path takes the buffers as they are (CPU backend or GPU-aware MPI)";
+  expect_key_error("comm.transport", [](const std::string& out) {
+    Input in = overwriting_input();
+    in.comm = "transport = \"gpu_aware\"\n";
+    return in.toml(out);
   });
 }
 

@@ -1,6 +1,6 @@
 // test_config.cpp: unit tests of the TOML input reader (io/toml_config.hpp).
 // One property per test: the example inputs parse to the right values, defaults are filled, and every input rule
-// of DESIGN.md section 5 rejects a bad value with one InputError whose message starts with the key path.
+// of docs/conventions.md section 12 rejects a bad value with one InputError whose message starts with the key path.
 // Convention: inputs are built from a minimal valid input (Input below) with one part replaced.
 // Who may call: ctest (emprism_tests).
 #include <gtest/gtest.h>
@@ -101,6 +101,8 @@ TEST(Config, FullReferenceExampleSetsEverySectionKey) {
   EXPECT_EQ(c.lattice.extents, (std::array<int, 4>{8, 8, 8, 16}));
   EXPECT_FALSE(c.lattice.procs.has_value());  // documented but commented out, so the example runs on any rank count
   EXPECT_EQ(c.comm.force_halo, (std::array<bool, 4>{false, false, false, true}));
+  EXPECT_EQ(c.comm.transport, CommConfig::Transport::Auto);
+  EXPECT_EQ(c.comm.transport_key, "comm.transport");
   EXPECT_EQ(c.gauge.source, GaugeSource::Random);
   EXPECT_DOUBLE_EQ(c.gauge.width, 0.5);
   EXPECT_EQ(c.gauge.seed, 1234u);
@@ -731,11 +733,40 @@ TEST(Config, LoadConfigReportsMissingFile) {
   EXPECT_EQ(message, path + ": cannot read input file: No such file or directory");
 }
 
-TEST(Config, CommGpuAwareAcceptsBooleansAndAuto) {
-  EXPECT_EQ(parse(with_extra("[comm]\ngpu_aware = true\n").text()).comm.gpu_aware, CommConfig::GpuAware::On);
-  EXPECT_EQ(parse(with_extra("[comm]\ngpu_aware = false\n").text()).comm.gpu_aware, CommConfig::GpuAware::Off);
-  EXPECT_EQ(parse(with_extra("[comm]\ngpu_aware = \"auto\"\n").text()).comm.gpu_aware, CommConfig::GpuAware::Auto);
-  EXPECT_EQ(parse(with_extra("").text()).comm.gpu_aware, CommConfig::GpuAware::Off);  // default: host-staged
+TEST(Config, CommTransportDefaultsToAuto) {
+  const Config c = parse(with_extra("").text());
+  EXPECT_EQ(c.comm.transport, CommConfig::Transport::Auto);
+  EXPECT_TRUE(c.comm.gpu_aware_in_auto);
+  EXPECT_EQ(c.comm.transport_key, "comm.transport");
+}
+
+TEST(Config, CommTransportAcceptsItsFourValues) {
+  EXPECT_EQ(parse(with_extra("[comm]\ntransport = \"auto\"\n").text()).comm.transport, CommConfig::Transport::Auto);
+  EXPECT_EQ(parse(with_extra("[comm]\ntransport = \"staged\"\n").text()).comm.transport, CommConfig::Transport::Staged);
+  EXPECT_EQ(parse(with_extra("[comm]\ntransport = \"gpu_aware\"\n").text()).comm.transport,
+            CommConfig::Transport::GpuAware);
+  EXPECT_EQ(parse(with_extra("[comm]\ntransport = \"peer\"\n").text()).comm.transport, CommConfig::Transport::Peer);
+}
+
+TEST(Config, CommTransportRejectsOtherValuesNamingTheKey) {
+  EXPECT_TRUE(starts_with(error_of(with_extra("[comm]\ntransport = \"nvlink\"\n").text()),
+                          "comm.transport: must be one of 'auto', 'staged', 'gpu_aware', 'peer', got 'nvlink'"));
+  EXPECT_EQ(error_of(with_extra("[comm]\ntransport = true\n").text()),
+            "comm.transport: expected a string, got boolean");
+}
+
+// The older key keeps working: true forces "gpu_aware", "auto" is "auto", false is "auto" without device memory
+// handed to MPI; errors then name comm.gpu_aware.
+TEST(Config, CommGpuAwareMapsOntoTheTransport) {
+  const Config on = parse(with_extra("[comm]\ngpu_aware = true\n").text());
+  EXPECT_EQ(on.comm.transport, CommConfig::Transport::GpuAware);
+  EXPECT_EQ(on.comm.transport_key, "comm.gpu_aware");
+  const Config off = parse(with_extra("[comm]\ngpu_aware = false\n").text());
+  EXPECT_EQ(off.comm.transport, CommConfig::Transport::Auto);
+  EXPECT_FALSE(off.comm.gpu_aware_in_auto);
+  const Config any = parse(with_extra("[comm]\ngpu_aware = \"auto\"\n").text());
+  EXPECT_EQ(any.comm.transport, CommConfig::Transport::Auto);
+  EXPECT_TRUE(any.comm.gpu_aware_in_auto);
 }
 
 TEST(Config, CommGpuAwareRejectsOtherValues) {
@@ -744,6 +775,12 @@ TEST(Config, CommGpuAwareRejectsOtherValues) {
   EXPECT_TRUE(starts_with(error_of(with_extra("[comm]\ngpu_aware = 1\n").text()),
                           "comm.gpu_aware: expected true, false or \"auto\", got integer"));
 }
+
+TEST(Config, CommTransportAndGpuAwareTogetherAreAnError) {
+  EXPECT_EQ(error_of(with_extra("[comm]\ntransport = \"peer\"\ngpu_aware = true\n").text()),
+            "comm.gpu_aware: give comm.transport or the older comm.gpu_aware, not both");
+}
+
 TEST(Config, OutputFieldsDefaultsToTrueAndIsChecked) {
   EXPECT_TRUE(parse(Input{}.text()).output.fields);
   Input in;

@@ -1,5 +1,5 @@
 // test_gauge_file.cpp: gauge-configuration files (io/gauge_file.hpp) on one rank.
-// - real files written by other codes (../shared/testdata: Chroma's NERSC 4^4 two-row IEEE32BIG, PyQUDA's ILDG
+// - real files written by other codes (tests/data: Chroma's NERSC 4^4 two-row IEEE32BIG, PyQUDA's ILDG
 //   4^3x8 64-bit): extents, precision, checksum ok, plaquette and link trace equal to the header's;
 // - round trips write -> read of random links: ILDG 32/64 bit, NERSC 3x3 and two-row 32/64 bit (exact in 64 bit,
 //   1e-7 in 32 bit); the same links through ILDG and NERSC;
@@ -7,7 +7,7 @@
 // - failures, each an InputError naming the file and what failed: corrupted byte (checksum), truncated file,
 //   wrong extents, a link not in SU(3), a header plaquette that disagrees, junk (detection);
 // - gauge_info_json gives one parsable JSON line.
-// Convention: DESIGN.md section 2. Runs on one rank (Communicator on MPI_COMM_WORLD, grid = nullptr).
+// Convention: docs/conventions.md s. 1, 2, 7. Runs on one rank (Communicator on MPI_COMM_WORLD, grid = nullptr).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -37,10 +37,9 @@ std::string nersc_file() { return data_dir() + "/chroma_t_nersc.cfg"; }
 std::string lime_file() { return data_dir() + "/pyquda_weak_field.lime"; }
 bool have_data() { return std::ifstream(nersc_file()).good() && std::ifstream(lime_file()).good(); }
 
-#define SKIP_WITHOUT_DATA()                                                  \
-  if (!have_data())                                                          \
-  GTEST_SKIP() << "shared test data not found in " << data_dir() << " (the " \
-               << "real-file tests need ../shared/testdata)"
+// The files are part of the repository (tests/data): missing ones are a failure, never a skip.
+#define REQUIRE_TEST_DATA() \
+  ASSERT_TRUE(have_data()) << "test data not found in " << data_dir() << " (tests/data of the repository)"
 
 // A scratch file name, removed at the end of the test.
 class TempFile {
@@ -101,7 +100,7 @@ double max_link_difference(const HostGauge& a, const HostGauge& b, int rows = 3)
 // ---- real files
 
 TEST(GaugeFile, ReadsChromaNerscFile) {
-  SKIP_WITHOUT_DATA();
+  REQUIRE_TEST_DATA();
   Communicator comm(MPI_COMM_WORLD);
   const Geometry g = Geometry::single_rank({4, 4, 4, 4});
   HostGauge u(g);
@@ -123,7 +122,7 @@ TEST(GaugeFile, ReadsChromaNerscFile) {
 }
 
 TEST(GaugeFile, ReadsPyqudaIldgFile) {
-  SKIP_WITHOUT_DATA();
+  REQUIRE_TEST_DATA();
   Communicator comm(MPI_COMM_WORLD);
   const Geometry g = Geometry::single_rank({4, 4, 4, 8});
   HostGauge u(g);
@@ -149,7 +148,7 @@ TEST(GaugeFile, ReadsPyqudaIldgFile) {
 }
 
 TEST(GaugeFile, AutoDetectionAndInspectAgreeWithExplicitRead) {
-  SKIP_WITHOUT_DATA();
+  REQUIRE_TEST_DATA();
   EXPECT_EQ(detect_gauge_format(nersc_file()), GaugeFormat::Nersc);
   EXPECT_EQ(detect_gauge_format(lime_file()), GaugeFormat::Ildg);
   Communicator comm(MPI_COMM_WORLD);
@@ -172,7 +171,7 @@ TEST(GaugeFile, AutoDetectionAndInspectAgreeWithExplicitRead) {
 // come back exactly; the third row, reconstructed in double and rounded to float on the way, to 1e-7).
 // (Written as 64-bit data they would fail the 1e-10 SU(3) check on reading: they are SU(3) only to ~1e-7.)
 TEST(GaugeFile, RealNerscRewrittenAsIldgAndNersc) {
-  SKIP_WITHOUT_DATA();
+  REQUIRE_TEST_DATA();
   Communicator comm(MPI_COMM_WORLD);
   const Geometry g = Geometry::single_rank({4, 4, 4, 4});
   HostGauge u(g), v(g), w(g);
@@ -383,7 +382,7 @@ TEST(GaugeFile, HandWrittenNerscFiles) {
 // ---- failures
 
 TEST(GaugeFile, CorruptedByteIsAChecksumError) {
-  SKIP_WITHOUT_DATA();
+  REQUIRE_TEST_DATA();
   Communicator comm(MPI_COMM_WORLD);
   {
     std::vector<unsigned char> bytes = slurp(nersc_file());
@@ -408,7 +407,7 @@ TEST(GaugeFile, CorruptedByteIsAChecksumError) {
 }
 
 TEST(GaugeFile, TruncatedFileIsAnError) {
-  SKIP_WITHOUT_DATA();
+  REQUIRE_TEST_DATA();
   Communicator comm(MPI_COMM_WORLD);
   for (const auto& [src, ext, fmt] : {std::make_tuple(nersc_file(), Extents{4, 4, 4, 4}, GaugeFormat::Nersc),
                                       std::make_tuple(lime_file(), Extents{4, 4, 4, 8}, GaugeFormat::Ildg)}) {
@@ -433,7 +432,7 @@ TEST(GaugeFile, TruncatedFileIsAnError) {
 }
 
 TEST(GaugeFile, WrongExtentsAreAnError) {
-  SKIP_WITHOUT_DATA();
+  REQUIRE_TEST_DATA();
   Communicator comm(MPI_COMM_WORLD);
   const Geometry g = Geometry::single_rank({4, 4, 4, 8});
   HostGauge u(g);

@@ -1,4 +1,4 @@
-// test_h5_output.cpp: GoogleTest tests of io/h5_output (the HDF5 output file, DESIGN.md section 5).
+// test_h5_output.cpp: GoogleTest tests of io/h5_output (the HDF5 output file, docs/conventions.md section 13).
 // Each test writes a file on a 4x2x2x6 lattice (one rank, MPI_COMM_SELF: the rank's block is the lattice) with distinct
 // known values, reads it back with the HDF5 C API and checks one property exactly: values, shapes, h5py type
 // conventions, the temporary-name protocol. Who may call: the test runner.
@@ -115,7 +115,28 @@ PeakBandwidth make_peak() {
   return p;
 }
 
-std::vector<RankTimes> make_ranks() { return {RankTimes{0, 1.5, 0.25, 0.125}, RankTimes{1, 1.75, 0.375, 0.0625}}; }
+std::vector<RankTimes> make_ranks() {
+  return {RankTimes{0, 1.5, 0.25, 0.125, 2.0, 0.03125}, RankTimes{1, 1.75, 0.375, 0.0625, 2.0, 0.015625}};
+}
+
+std::vector<CommRow> make_comm_rows() {
+  std::vector<CommRow> rows;
+  for (int mu = 0; mu < 4; ++mu) {
+    CommRow r;
+    r.rank = 0;
+    r.precision_bits = mu < 2 ? 32 : 64;
+    r.direction = mu;
+    r.transport = mu == 3 ? "gpu_aware" : mu == 2 ? "staged" : "peer";
+    r.split_exterior = mu == 1;
+    r.calls = 100 + mu;
+    r.bytes_per_call = 1.5e6 * (mu + 1);
+    r.exchange_s = 0.5 + mu;
+    r.exposed_s = 0.125 * mu;
+    r.hidden_fraction = 1.0 - r.exposed_s / r.exchange_s;
+    rows.push_back(r);
+  }
+  return rows;
+}
 
 const BlockLayout kWhole = BlockLayout::whole(kExtents);
 
@@ -642,8 +663,12 @@ TEST_F(H5Output, KernelTableRowsRoundTrip) {
 TEST_F(H5Output, RankTableRoundTrip) {
   write_full(path_);
   Reader r(path_);
-  const std::vector<std::pair<std::string, H5T_class_t>> expected = {
-      {"rank", H5T_INTEGER}, {"compute_s", H5T_FLOAT}, {"halo_wait_s", H5T_FLOAT}, {"reduction_s", H5T_FLOAT}};
+  const std::vector<std::pair<std::string, H5T_class_t>> expected = {{"rank", H5T_INTEGER},
+                                                                     {"compute_s", H5T_FLOAT},
+                                                                     {"halo_wait_s", H5T_FLOAT},
+                                                                     {"reduction_s", H5T_FLOAT},
+                                                                     {"reductions_per_iteration", H5T_FLOAT},
+                                                                     {"reduction_wait_s", H5T_FLOAT}};
   ASSERT_EQ(compound_fields(r, "/metrics/ranks"), expected);
   EXPECT_EQ(r.dims("/metrics/ranks"), (std::vector<hsize_t>{2}));
   H mt(H5Tcreate(H5T_COMPOUND, sizeof(RankTimes)));
@@ -651,6 +676,8 @@ TEST_F(H5Output, RankTableRoundTrip) {
   H5Tinsert(mt.id, "compute_s", HOFFSET(RankTimes, compute_s), H5T_NATIVE_DOUBLE);
   H5Tinsert(mt.id, "halo_wait_s", HOFFSET(RankTimes, halo_wait_s), H5T_NATIVE_DOUBLE);
   H5Tinsert(mt.id, "reduction_s", HOFFSET(RankTimes, reduction_s), H5T_NATIVE_DOUBLE);
+  H5Tinsert(mt.id, "reductions_per_iteration", HOFFSET(RankTimes, reductions_per_iteration), H5T_NATIVE_DOUBLE);
+  H5Tinsert(mt.id, "reduction_wait_s", HOFFSET(RankTimes, reduction_wait_s), H5T_NATIVE_DOUBLE);
   H d(H5Dopen2(r.id(), "/metrics/ranks", H5P_DEFAULT));
   std::vector<RankTimes> rows(2);
   ASSERT_GE(H5Dread(d.id, mt.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()), 0);
@@ -660,7 +687,71 @@ TEST_F(H5Output, RankTableRoundTrip) {
     EXPECT_EQ(rows[i].compute_s, e[i].compute_s);
     EXPECT_EQ(rows[i].halo_wait_s, e[i].halo_wait_s);
     EXPECT_EQ(rows[i].reduction_s, e[i].reduction_s);
+    EXPECT_EQ(rows[i].reductions_per_iteration, e[i].reductions_per_iteration);
+    EXPECT_EQ(rows[i].reduction_wait_s, e[i].reduction_wait_s);
   }
+}
+
+// /metrics/comm: one row per direction and operator, strings fixed-length, values as given.
+TEST_F(H5Output, CommTableRoundTrip) {
+  {
+    OutputFile out(path_, false);
+    out.write_metrics(make_kernels(), make_peak(), make_ranks());
+    out.write_comm_metrics(make_comm_rows());
+    out.commit();
+  }
+  Reader r(path_);
+  const std::vector<std::pair<std::string, H5T_class_t>> expected = {
+      {"rank", H5T_INTEGER},         {"precision_bits", H5T_INTEGER}, {"direction", H5T_STRING},
+      {"transport", H5T_STRING},     {"exterior", H5T_STRING},        {"calls", H5T_INTEGER},
+      {"bytes_per_call", H5T_FLOAT}, {"exchange_s", H5T_FLOAT},       {"exposed_s", H5T_FLOAT},
+      {"hidden_fraction", H5T_FLOAT}};
+  ASSERT_EQ(compound_fields(r, "/metrics/comm"), expected);
+  ASSERT_EQ(r.dims("/metrics/comm"), (std::vector<hsize_t>{4}));
+  struct Row {
+    int bits;
+    char direction[2], transport[10], exterior[6];
+    long long calls;
+    double bytes, exposed, hidden;
+  };
+  H str2(H5Tcopy(H5T_C_S1)), str10(H5Tcopy(H5T_C_S1)), str6(H5Tcopy(H5T_C_S1));
+  H5Tset_size(str2.id, 2);
+  H5Tset_size(str10.id, 10);
+  H5Tset_size(str6.id, 6);
+  H mt(H5Tcreate(H5T_COMPOUND, sizeof(Row)));
+  H5Tinsert(mt.id, "precision_bits", HOFFSET(Row, bits), H5T_NATIVE_INT);
+  H5Tinsert(mt.id, "direction", HOFFSET(Row, direction), str2.id);
+  H5Tinsert(mt.id, "transport", HOFFSET(Row, transport), str10.id);
+  H5Tinsert(mt.id, "exterior", HOFFSET(Row, exterior), str6.id);
+  H5Tinsert(mt.id, "calls", HOFFSET(Row, calls), H5T_NATIVE_LLONG);
+  H5Tinsert(mt.id, "bytes_per_call", HOFFSET(Row, bytes), H5T_NATIVE_DOUBLE);
+  H5Tinsert(mt.id, "exposed_s", HOFFSET(Row, exposed), H5T_NATIVE_DOUBLE);
+  H5Tinsert(mt.id, "hidden_fraction", HOFFSET(Row, hidden), H5T_NATIVE_DOUBLE);
+  H d(H5Dopen2(r.id(), "/metrics/comm", H5P_DEFAULT));
+  std::vector<Row> rows(4);
+  ASSERT_GE(H5Dread(d.id, mt.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()), 0);
+  const std::vector<CommRow> e = make_comm_rows();
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(rows[i].bits, e[i].precision_bits);
+    EXPECT_EQ(std::string(rows[i].direction), std::string(1, "xyzt"[i]));
+    EXPECT_EQ(std::string(rows[i].transport), e[i].transport);
+    EXPECT_EQ(std::string(rows[i].exterior), e[i].split_exterior ? "split" : "fused");
+    EXPECT_EQ(rows[i].calls, e[i].calls);
+    EXPECT_EQ(rows[i].bytes, e[i].bytes_per_call);
+    EXPECT_EQ(rows[i].exposed, e[i].exposed_s);
+    EXPECT_EQ(rows[i].hidden, e[i].hidden_fraction);
+  }
+}
+
+TEST_F(H5Output, EmptyCommTableHasNoRows) {
+  {
+    OutputFile out(path_, false);
+    out.write_metrics(make_kernels(), make_peak(), make_ranks());
+    out.write_comm_metrics({});
+    out.commit();
+  }
+  Reader r(path_);
+  EXPECT_EQ(r.dims("/metrics/comm"), (std::vector<hsize_t>{0}));
 }
 
 // ---- temporary name, commit, overwrite ----

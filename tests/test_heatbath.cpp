@@ -3,7 +3,7 @@
 // independence of the thread count), overrelaxation keeping the action, the weak- and strong-coupling limits,
 // and the plaquette at beta = 6.0 and 5.7 on 8^4 against the published values (the two statistical tests take
 // ~5 s each in a Release build, ~11 s for the whole suite). The decomposition independence is
-// tests/mpi/test_heatbath_mpi.cpp. Convention: Wilson action, plaquette = average of Re tr P / 3 (DESIGN.md section 2).
+// tests/mpi/test_heatbath_mpi.cpp. Convention: Wilson action, plaquette = average of Re tr P / 3 (conventions s. 7).
 // Single rank.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// test_metrics.cpp: GoogleTest tests of src/metrics (MetricsRegistry, DESIGN.md section 4).
+// test_metrics.cpp: GoogleTest tests of src/metrics (MetricsRegistry, docs/conventions.md section 11).
 // Each test records known calls and checks one derived figure of table(): aggregation, min, mean, GB/s,
 // percent of peak, ordering. Values are chosen so that the expected results are exact in binary.
 // Who may call: the test runner.
@@ -177,6 +177,35 @@ TEST(Metrics, ClearEmptiesTheTable) {
   reg.record("k", 1.0, 0, 0);
   reg.clear();
   EXPECT_TRUE(reg.table().empty());
+}
+
+// Device-time pairs (host timestamps on the CPU backend) become rows when the table is read: one call per pair,
+// a non-negative time, the flops and bytes given.
+TEST(Metrics, TimingPairsBecomeOneCallEachWhenTheTableIsRead) {
+  MetricsRegistry reg;
+  const backend::Stream s = backend::compute_stream();
+  for (int i = 0; i < 3; ++i) {
+    const int t = reg.start_timing(s);
+    reg.stop_timing(t, s, "k", 2.0, 8.0);
+  }
+  const auto rows = reg.table();
+  const KernelMetric* k = find(rows, "k");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->calls, 3);
+  EXPECT_GE(k->total_s, 0.0);
+  EXPECT_EQ(k->flops, 6.0);
+  EXPECT_EQ(k->bytes, 24.0);
+}
+
+// Many pending pairs (more than are kept before reading) lose none.
+TEST(Metrics, ManyTimingPairsAreAllCounted) {
+  MetricsRegistry reg;
+  const backend::Stream s = backend::compute_stream();
+  for (int i = 0; i < 5000; ++i) reg.stop_timing(reg.start_timing(s), s, "k", 1.0, 1.0);
+  const auto rows = reg.table();
+  const KernelMetric* k = find(rows, "k");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->calls, 5000);
 }
 
 }  // namespace

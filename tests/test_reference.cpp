@@ -1,5 +1,5 @@
 // Self-checks of the test-only reference operator (tests/reference/reference.hpp) against facts that any
-// correct implementation of DESIGN.md section 2 satisfies: gamma algebra, free-field plane waves, gamma5-
+// correct implementation of docs/conventions.md ss. 1-9 satisfies: gamma algebra, free-field plane waves, gamma5-
 // hermiticity, gauge covariance, clover-term symmetries, plaquette, and the analytic free propagator.
 // Conventions: those of reference.hpp (natural site order, spinor (s*4 + spin)*3 + colour). One identity per
 // TEST, each asserted with a tolerance. The whole file runs in a few seconds at -O2 on one core.

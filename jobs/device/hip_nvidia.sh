@@ -2,11 +2,13 @@
 # hip_nvidia.sh: HIP on NVIDIA GPUs against the CUDA backend, on a machine with one H100/H200 and CUDA 13 that has
 # neither HIP nor toml++ (issue 20). From the repository root:
 #   1. unpacks the Debian packages carried in .debs/ (libamdhip64-dev: HIP's headers with hip/nvidia_detail;
-#      libtomlplusplus-dev, libtomlplusplus3, librandom123-dev; pkgconf-bin and libpkgconf3, used only if the machine
-#      has no pkg-config) with dpkg -x into a scratch prefix;
+#      libtomlplusplus-dev, libtomlplusplus3, librandom123-dev; pkgconf-bin and libpkgconf3, the pkg-config CMake
+#      uses, whether or not the machine has one) with dpkg -x into a scratch prefix;
 #   2. builds the CUDA backend and the HIP backend on HIP's NVIDIA platform (-DEMPRISM_BACKEND=HIP
-#      -DEMPRISM_HIP_PLATFORM=nvidia) from the same tree: the program, the GPU tests and h5_compare, -j$JOBS;
-#   3. runs ctest -L gpu in both builds (every GPU test must pass in both);
+#      -DEMPRISM_HIP_PLATFORM=nvidia) from the same tree: the program, the GPU tests (emprism_gpu_tests and the
+#      distributed test, which ctest -L gpu runs on the device with 1, 2 and 4 ranks and every halo transport, the
+#      peer one through hipIpc/cudaIpc) and h5_compare;
+#   3. runs ctest -L gpu in both builds (every GPU test must pass in both, none skipped);
 #   4. runs the same solves with both programs and compares the output files with h5_compare --rtol 0
 #      --cross-backend, i.e. bitwise (solutions, residual histories, iteration counts; not timings): a
 #      double-precision 16^3x32 solve (point and random sources, solutions written) and the fp32 32^3x64 benchmark
@@ -17,7 +19,7 @@
 # The last lines are the table and one verdict per check (PASS/FAIL) and "hip_nvidia: ALL PASS" or "hip_nvidia:
 # FAILED (n)"; exit 0 only if all passed. Logs, inputs and the kernel tables go to $OUT/hip_nvidia_logs.tar.gz,
 # the summary to $OUT/hip_nvidia_summary.txt. Device time: the two builds side by side (a few minutes at 16 cores),
-# two GPU test runs, eight short runs: about 5 minutes.
+# two GPU test runs, eight short runs: about 5 to 7 minutes.
 # Usage: jobs/device/hip_nvidia.sh                 on the GPU machine (with .debs/ carried; OUT, JOBS optional)
 #        jobs/device/hip_nvidia.sh --fetch-debs    here, once: apt-get download the packages into .debs/
 set -euo pipefail
@@ -53,7 +55,8 @@ finish() {
 }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-$jobs}
 
-say "$(date -u +%Y-%m-%dT%H:%M:%SZ), tree $(git rev-parse --short=12 HEAD 2> /dev/null || echo unknown), host $(hostname)"
+tree=$(git rev-parse --short=12 HEAD 2> /dev/null || echo unknown)
+say "$(date -u +%Y-%m-%dT%H:%M:%SZ), tree $tree, host $(hostname)"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee -a "$summary" || true
 nvcc_bin=$(command -v nvcc || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")
 "$nvcc_bin" --version | tail -2 | tee -a "$summary"
@@ -65,24 +68,28 @@ for p in "${debs[@]}"; do
   shopt -s nullglob
   found=(.debs/"${p}"_*.deb)
   shopt -u nullglob
-  [ ${#found[@]} -gt 0 ] || { say "no .debs/${p}_*.deb (run jobs/device/hip_nvidia.sh --fetch-debs and carry .debs)"; exit 2; }
+  if [ ${#found[@]} -eq 0 ]; then
+    say "no .debs/${p}_*.deb (run jobs/device/hip_nvidia.sh --fetch-debs here and carry .debs)"
+    exit 2
+  fi
   dpkg -x "${found[0]}" "$prefix"
 done
 pcdir=$prefix/usr/lib/x86_64-linux-gnu/pkgconfig
 sed -i "s|^prefix=.*|prefix=$prefix/usr|" "$pcdir"/tomlplusplus.pc
 export PKG_CONFIG_PATH=$pcdir LD_LIBRARY_PATH=$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-pkgconf_arg=()
-command -v pkg-config > /dev/null || pkgconf_arg=(-DPKG_CONFIG_EXECUTABLE="$prefix/usr/bin/pkgconf")
-say "HIP $(grep -m1 HIP_VERSION_MAJOR "$prefix"/usr/include/hip/hip_version.h | awk '{print $3}').$(grep -m1 HIP_VERSION_MINOR "$prefix"/usr/include/hip/hip_version.h | awk '{print $3}') headers from $(basename .debs/libamdhip64-dev_*.deb)"
+hip_version=$(awk '/define HIP_VERSION_(MAJOR|MINOR|PATCH)/ {printf "%s%s", sep, $3; sep = "."}' \
+  "$prefix"/usr/include/hip/hip_version.h)
+say "HIP $hip_version headers from $(basename .debs/libamdhip64-dev_*.deb)"
 
 # 2. Both builds, side by side with half the cores each (a few long nvcc units dominate each build).
 build() {  # build DIR CMAKE_ARGS...: exit status in DIR.rc
   local dir=$1
   shift
   if cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DCMAKE_CUDA_COMPILER="$nvcc_bin" -DCMAKE_PREFIX_PATH="$prefix/usr" "${pkgconf_arg[@]}" "$@" \
-    > "$logs/$(basename "$dir").cmake.log" 2>&1 &&
-    cmake --build "$dir" -j $(((jobs + 1) / 2)) --target emprism-mpi emprism_gpu_tests h5_compare \
+    -DCMAKE_CUDA_COMPILER="$nvcc_bin" -DCMAKE_PREFIX_PATH="$prefix/usr" \
+    -DPKG_CONFIG_EXECUTABLE="$prefix/usr/bin/pkgconf" "$@" > "$logs/$(basename "$dir").cmake.log" 2>&1 &&
+    cmake --build "$dir" -j $(((jobs + 1) / 2)) --target emprism-mpi emprism_gpu_tests test_distributed_mpi \
+      h5_compare \
       > "$logs/$(basename "$dir").build.log" 2>&1; then
     echo 0 > "$dir.rc"
   else
@@ -105,7 +112,8 @@ for b in "$cuda" "$hipnv"; do
   ctest --test-dir "$b" -L gpu --output-on-failure > "$logs/$name.ctest.log" 2>&1 || rc=$?
   skipped=$(grep -c '\*\*\*Skipped' "$logs/$name.ctest.log" || true)
   [ "$skipped" -eq 0 ] || rc=1
-  verdict "ctest -L gpu, $name" $rc "$(grep -E 'tests passed|tests failed' "$logs/$name.ctest.log" | tail -1), $skipped skipped"
+  line=$(grep -E 'tests passed|tests failed' "$logs/$name.ctest.log" | tail -1)
+  verdict "ctest -L gpu, $name" $rc "$line, $skipped skipped"
 done
 
 # 4. The same solves, bitwise: double precision with solutions, and the fp32 benchmark.

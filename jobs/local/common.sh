@@ -6,7 +6,8 @@
 #                                   default build directory + /emprism-mpi); fails if it is not executable
 #   emprism_launch NODES RANKS CPUS PROGRAM ARGS...
 #                                   starts RANKS ranks of PROGRAM inside the allocation: srun (default) or mpirun
-#   emprism_python                  a python3 that can import h5py (EMPRISM_PYTHON, python3, /usr/bin/python3)
+#   emprism_python                  a python3 that can import h5py (analysis/python3: EMPRISM_PYTHON, python3,
+#                                   /usr/bin/python3)
 #   emprism_weak_grid RANKS         process grid for weak scaling: factors of RANKS dealt to t, z, y, x in turn
 #   emprism_write_input FILE EXTENTS PROCS OUTPUT
 #                                   a solver input (random gauge field, csw 1, one noise solve) for a scaling point
@@ -75,16 +76,11 @@ emprism_launch() {
   "${cmd[@]}" "$@"
 }
 
-# emprism_python: print a python3 that can import h5py, or nothing.
+# emprism_python: print a python3 that can import h5py, or nothing (analysis/python3's search: EMPRISM_PYTHON, else
+# python3 on PATH, /usr/bin/python3).
 emprism_python() {
-  local py
-  for py in ${EMPRISM_PYTHON:-} python3 /usr/bin/python3; do
-    if command -v "$py" > /dev/null 2>&1 && "$py" -c "import h5py" > /dev/null 2>&1; then
-      command -v "$py"
-      return 0
-    fi
-  done
-  return 0
+  EMPRISM_PYTHON_MODULES=h5py "$EMPRISM_REPO/analysis/python3" -c 'import sys; print(sys.executable)' 2> /dev/null ||
+    true
 }
 
 # emprism_weak_grid RANKS: "px py pz pt" with px*py*pz*pt = RANKS, the prime factors of RANKS (largest first) dealt to

@@ -1,14 +1,15 @@
-// cpu.hpp: the CPU (OpenMP) backend: run a functor over n sites. Reductions are summed in fixed chunks in a
-// fixed order, so a result does not depend on the number of threads (bitwise reproducible).
+// cpu.hpp: the CPU (OpenMP) backend: run a functor over n sites, synchronously (the stream argument of the
+// launchers is ignored: the host thread is the only queue). Reductions are summed in fixed chunks in a fixed
+// order, so a result does not depend on the number of threads (bitwise reproducible).
 // Who may call: kernels/launch.hpp only.
 #pragma once
 
 #include <omp.h>
 
-#include <chrono>
 #include <cstdint>
 #include <vector>
 
+#include "kernels/backend/runtime.hpp"
 #include "kernels/blas.hpp"
 #include "src/metrics.hpp"
 
@@ -18,7 +19,7 @@ inline int max_threads() { return omp_get_max_threads(); }
 
 // MinOccupancy (a GPU launch variant, kernels/backend/gpu.hpp) means nothing on the CPU.
 template <int MinOccupancy = 0, typename F>
-void parallel_for(std::int64_t n, const F& f) {
+void parallel_for(std::int64_t n, const F& f, Stream = Stream{}) {
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < n; ++i) f(static_cast<int>(i));
 }
@@ -44,20 +45,15 @@ Sums<N> parallel_reduce(std::int64_t n, const F& f) {
   return total;
 }
 
-// Runs f over n sites and returns the elapsed seconds.
-template <int MinOccupancy = 0, typename F>
-double timed_for(std::int64_t n, const F& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  parallel_for(n, f);
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
+// The sums are final at once (wait_sums has nothing to wait for).
 template <int N, typename F>
-Sums<N> timed_reduce(std::int64_t n, const F& f, double& seconds) {
-  const auto t0 = std::chrono::steady_clock::now();
+PendingSums reduce_async(std::int64_t n, const F& f, Stream = Stream{}) {
+  static_assert(N <= 4, "a pending reduction holds up to four sums");
   const Sums<N> s = parallel_reduce<N>(n, f);
-  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return s;
+  PendingSums p;
+  p.n = N;
+  for (int k = 0; k < N; ++k) p.values[k] = s.v[k];
+  return p;
 }
 
 // Kernel resources (registers, spills, occupancy) exist only on GPUs.

@@ -1,14 +1,17 @@
 // gpu.hpp: the GPU launch backend (HIP and CUDA from one source): one generic __global__ runs any functor
 // over n sites, one thread per site; reductions run per-block tree sums in shared memory (double) and a
 // second one-block kernel that adds the block partials in a fixed order (deterministic), so only the final
-// Sums<N> crosses to the host. Launches are timed with device events; resources<F>() asks the runtime for
-// registers, local (spill) memory, static shared memory and the theoretical occupancy of the kernel of F.
+// Sums<N> crosses to the host, by an asynchronous copy into a pinned slot (PendingSums, read by wait_sums).
+// Every launch goes to a stream (the compute stream unless told otherwise) and returns at once; timing is the
+// launchers' business (events, kernels/launch.hpp). resources<F>() asks the runtime for registers, local
+// (spill) memory, static shared memory and the theoretical occupancy of the kernel of F.
 // Who may include: kernels/backend/backend.hpp only.
 #pragma once
 
 #include <cstdint>
 
 #include "kernels/backend/gpu_api.hpp"
+#include "kernels/backend/runtime.hpp"
 #include "kernels/blas.hpp"
 #include "src/metrics.hpp"
 
@@ -33,8 +36,8 @@ __global__ void __launch_bounds__(kBlock) for_kernel(F f, int n) {
 }
 
 // Launch variants: MinOccupancy > 0 is __launch_bounds__'s second argument, in the platform's own unit (README,
-// "Launch bounds"): HIP on AMD GPUs, waves per SIMD (amdgpu_waves_per_eu; 5 caps gfx90a at 96 VGPRs); CUDA and HIP
-// on NVIDIA GPUs, blocks of kBlock threads per SM (ptxas caps registers at 65536 / (MinOccupancy kBlock)).
+// "Registers on AMD GPUs"): HIP on AMD GPUs, waves per SIMD (amdgpu_waves_per_eu; 5 caps gfx90a at 96 VGPRs); CUDA
+// and HIP on NVIDIA GPUs, blocks of kBlock threads per SM (ptxas caps registers at 65536 / (MinOccupancy kBlock)).
 // 0, the default, is for_kernel without a second argument (nvcc treats an explicit 1 differently). An autotuner
 // may compile several variants of a kernel and pick one per device.
 template <typename F, int MinOccupancy>
@@ -92,49 +95,36 @@ __global__ void __launch_bounds__(kBlock) finish_kernel(const Sums<N>* partial, 
 
 // Device scratch for reductions (kMaxReduceBlocks + 1 Sums<4>), allocated once per process.
 void* reduction_scratch();
-void timer_start();
-double timer_stop();  // seconds since timer_start(), after the device finished
+// Copies the finished sums at `device_sums` into a free pinned slot on stream s and records the slot's event.
+int post_sums(const void* device_sums, std::size_t bytes, Stream s);
 void check_launch(const char* what);
 KernelResources query_resources(const void* kernel, int block);
 
+inline gpu::stream_t native(Stream s) { return static_cast<gpu::stream_t>(s.h); }
+
 template <int MinOccupancy = 0, typename F>
-void parallel_for(std::int64_t n, const F& f) {
+void parallel_for(std::int64_t n, const F& f, Stream s = compute_stream()) {
   if (n <= 0) return;
   const int blocks = static_cast<int>((n + kBlock - 1) / kBlock);
-  for_kernel_of<F, MinOccupancy>()<<<blocks, kBlock>>>(f, static_cast<int>(n));
+  for_kernel_of<F, MinOccupancy>()<<<blocks, kBlock, 0, native(s)>>>(f, static_cast<int>(n));
   check_launch("kernel launch");
 }
 
 template <int N, typename F>
-Sums<N> parallel_reduce(std::int64_t n, const F& f) {
+PendingSums reduce_async(std::int64_t n, const F& f, Stream s = compute_stream()) {
   static_assert(N <= 4, "reduction scratch holds Sums<4>");
-  Sums<N> host;
-  for (int k = 0; k < N; ++k) host.v[k] = 0;
-  if (n <= 0) return host;
+  PendingSums p;
+  p.n = N;
+  if (n <= 0) return p;
   auto* partial = static_cast<Sums<N>*>(reduction_scratch());
   auto* out = partial + kMaxReduceBlocks;
   const std::int64_t want = (n + kBlock - 1) / kBlock;
   const int blocks = static_cast<int>(want < kMaxReduceBlocks ? want : kMaxReduceBlocks);
-  reduce_kernel<N, F><<<blocks, kBlock>>>(f, static_cast<int>(n), partial);
-  finish_kernel<N><<<1, kBlock>>>(partial, blocks, out);
+  reduce_kernel<N, F><<<blocks, kBlock, 0, native(s)>>>(f, static_cast<int>(n), partial);
+  finish_kernel<N><<<1, kBlock, 0, native(s)>>>(partial, blocks, out);
   check_launch("reduction launch");
-  gpu::check(gpu::copy_to_host(&host, out, sizeof(Sums<N>)), "reduction result copy");
-  return host;
-}
-
-template <int MinOccupancy = 0, typename F>
-double timed_for(std::int64_t n, const F& f) {
-  timer_start();
-  parallel_for<MinOccupancy>(n, f);
-  return timer_stop();
-}
-
-template <int N, typename F>
-Sums<N> timed_reduce(std::int64_t n, const F& f, double& seconds) {
-  timer_start();
-  const Sums<N> s = parallel_reduce<N>(n, f);
-  seconds = timer_stop();
-  return s;
+  p.slot = post_sums(out, sizeof(Sums<N>), s);
+  return p;
 }
 
 template <typename F, int MinOccupancy = 0>

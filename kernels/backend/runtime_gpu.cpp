@@ -1,8 +1,13 @@
 // runtime_gpu.cpp: the runtime shim (runtime.hpp) and the non-template parts of the GPU launch backend
-// (gpu.hpp) for HIP and CUDA, through the wrappers of gpu_api.hpp. Per-process state: the device chosen for
-// this rank, the reduction scratch and the timing events, created once.
+// (gpu.hpp) for HIP and CUDA, through the wrappers of gpu_api.hpp. Per-process state, created on first use
+// (after select_device): the compute stream, the reduction scratch and the pinned result slots.
+// Synchronous copies run on the compute stream and wait for it, so they see (and are seen by) its kernels;
+// nothing here uses the legacy default stream.
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "kernels/backend/gpu.hpp"
 #include "kernels/backend/runtime.hpp"
@@ -20,19 +25,27 @@ namespace emprism::backend {
 
 namespace {
 
-struct Timer {
-  gpu::event_t start = nullptr, stop = nullptr, marker = nullptr;
+gpu::event_t native(Event e) { return static_cast<gpu::event_t>(e.h); }
+
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// Pinned host slots that reduction results are copied into, each with the event recorded after its copy.
+struct SumSlots {
+  static constexpr int kSlots = 16;
+  double* host = nullptr;  // kSlots * 4 doubles
+  gpu::event_t ready[kSlots] = {};
+  bool used[kSlots] = {};
+  SumSlots() {
+    void* p = nullptr;
+    gpu::check(gpu::host_alloc(&p, sizeof(double) * 4 * kSlots), "pinned allocation of reduction results");
+    host = static_cast<double*>(p);
+    for (auto& e : ready) gpu::check(gpu::event_create_flags(&e, gpu::kEventDisableTiming), "event create");
+  }
 };
 
-Timer& timer() {
-  static Timer t = [] {
-    Timer x;
-    gpu::check(gpu::event_create(&x.start), "event create");
-    gpu::check(gpu::event_create(&x.stop), "event create");
-    gpu::check(gpu::event_create(&x.marker), "event create");
-    return x;
-  }();
-  return t;
+SumSlots& sum_slots() {
+  static SumSlots s;
+  return s;
 }
 
 }  // namespace
@@ -74,14 +87,20 @@ void* device_alloc(std::size_t bytes) {
   return p;
 }
 void device_free(void* p) {
-  if (p) gpu::free(p);
+  if (p) (void)gpu::free(p);  // hipFree / cudaFree wait for the device; a failure here is not reportable
 }
-void device_zero(void* p, std::size_t bytes) { gpu::check(gpu::memset(p, 0, bytes), "memset"); }
+void device_zero(void* p, std::size_t bytes) {
+  gpu::check(gpu::memset_async(p, 0, bytes, native(compute_stream())), "memset");
+}
 void copy_to_host(void* dst, const void* src, std::size_t bytes) {
-  gpu::check(gpu::copy_to_host(dst, src, bytes), "copy to host");
+  const gpu::stream_t s = native(compute_stream());
+  gpu::check(gpu::memcpy_async(dst, src, bytes, s), "copy to host");
+  gpu::check(gpu::stream_synchronize(s), "copy to host");
 }
 void copy_to_device(void* dst, const void* src, std::size_t bytes) {
-  gpu::check(gpu::copy_to_device(dst, src, bytes), "copy to device");
+  const gpu::stream_t s = native(compute_stream());
+  gpu::check(gpu::memcpy_async(dst, src, bytes, s), "copy to device");
+  gpu::check(gpu::stream_synchronize(s), "copy to device");
 }
 void* host_alloc_pinned(std::size_t bytes) {
   void* p = nullptr;
@@ -89,26 +108,90 @@ void* host_alloc_pinned(std::size_t bytes) {
   return p;
 }
 void host_free_pinned(void* p) {
-  if (p) gpu::host_free(p);
+  if (p) (void)gpu::host_free(p);
 }
 void synchronize() { gpu::check(gpu::device_synchronize(), "device synchronize"); }
+
+Stream compute_stream() {
+  static const Stream s = [] {
+    int least = 0, greatest = 0;
+    gpu::check(gpu::stream_priority_range(&least, &greatest), "stream priorities");
+    gpu::stream_t st = nullptr;
+    gpu::check(gpu::stream_create(&st, least), "compute stream create");
+    return Stream{st};
+  }();
+  return s;
+}
+
+Stream create_stream() {
+  int least = 0, greatest = 0;
+  gpu::check(gpu::stream_priority_range(&least, &greatest), "stream priorities");
+  gpu::stream_t st = nullptr;
+  gpu::check(gpu::stream_create(&st, greatest), "stream create");
+  return Stream{st};
+}
+void destroy_stream(Stream s) {
+  if (s.h) (void)gpu::stream_destroy(static_cast<gpu::stream_t>(s.h));
+}
+
+Event create_event(EventKind kind) {
+  unsigned flags = 0;
+  if (kind == EventKind::Sync) flags = gpu::kEventDisableTiming;
+  if (kind == EventKind::Interprocess) flags = gpu::kEventDisableTiming | gpu::kEventInterprocess;
+  gpu::event_t e = nullptr;
+  gpu::check(gpu::event_create_flags(&e, flags), "event create");
+  return Event{e};
+}
+void destroy_event(Event e) {
+  if (e.h) (void)gpu::event_destroy(native(e));
+}
+void record(Event e, Stream s) { gpu::check(gpu::event_record(native(e), native(s)), "event record"); }
+void wait(Stream s, Event e) { gpu::check(gpu::stream_wait_event(native(s), native(e)), "stream wait event"); }
+bool done(Event e) {
+  const gpu::error_t r = gpu::event_query(native(e));
+  if (r == gpu::kNotReady) return false;
+  gpu::check(r, "event query");
+  return true;
+}
+double wait_event(Event e) {
+  if (done(e)) return 0.0;
+  const double t0 = now_s();
+  gpu::check(gpu::event_synchronize(native(e)), "event synchronize");
+  return now_s() - t0;
+}
+double elapsed_seconds(Event from, Event to) {
+  float ms = 0;
+  gpu::check(gpu::event_elapsed_ms(&ms, native(from), native(to)), "event elapsed time");
+  return 1e-3 * ms;
+}
+void copy_async(void* dst, const void* src, std::size_t bytes, Stream s) {
+  gpu::check(gpu::memcpy_async(dst, src, bytes, native(s)), "asynchronous copy");
+}
 
 void* reduction_scratch() {
   static void* p = device_alloc(sizeof(Sums<4>) * (kMaxReduceBlocks + 1));
   return p;
 }
 
-void record_marker() { gpu::check(gpu::event_record(timer().marker), "event record"); }
-bool marker_done() { return gpu::event_done(timer().marker); }
+int post_sums(const void* device_sums, std::size_t bytes, Stream s) {
+  SumSlots& slots = sum_slots();
+  int k = 0;
+  while (k < SumSlots::kSlots && slots.used[k]) ++k;
+  if (k == SumSlots::kSlots) throw RuntimeFailure("more than 16 reduction results pending (none was waited for)");
+  slots.used[k] = true;
+  gpu::check(gpu::memcpy_async(slots.host + 4 * k, device_sums, bytes, native(s)), "reduction result copy");
+  gpu::check(gpu::event_record(slots.ready[k], native(s)), "event record");
+  return k;
+}
 
-void timer_start() { gpu::check(gpu::event_record(timer().start), "event record"); }
-
-double timer_stop() {
-  gpu::check(gpu::event_record(timer().stop), "event record");
-  gpu::check(gpu::event_synchronize(timer().stop), "event synchronize");
-  float ms = 0;
-  gpu::check(gpu::event_elapsed_ms(&ms, timer().start, timer().stop), "event elapsed time");
-  return 1e-3 * ms;
+double wait_sums(PendingSums& p) {
+  if (p.slot < 0) return 0.0;
+  SumSlots& slots = sum_slots();
+  const double waited = wait_event(Event{slots.ready[p.slot]});
+  std::memcpy(p.values, slots.host + 4 * p.slot, sizeof(double) * static_cast<std::size_t>(p.n));
+  slots.used[p.slot] = false;
+  p.slot = -1;
+  return waited;
 }
 
 void check_launch(const char* what) { gpu::check(gpu::get_last_error(), what); }
@@ -128,6 +211,52 @@ KernelResources query_resources(const void* kernel, int block) {
       p.maxThreadsPerMultiProcessor > 0)
     r.occupancy = static_cast<double>(blocks) * block / p.maxThreadsPerMultiProcessor;
   return r;
+}
+
+bool ipc_available() { return true; }
+
+IpcHandle ipc_export_memory(void* base) {
+  static_assert(sizeof(gpu::ipc_mem_handle_t) <= sizeof(IpcHandle), "IPC memory handle larger than 64 bytes");
+  gpu::ipc_mem_handle_t h;
+  gpu::check(gpu::ipc_get_mem_handle(&h, base), "IPC memory handle");
+  IpcHandle out{};
+  std::memcpy(out.bytes, &h, sizeof(h));
+  return out;
+}
+
+void* ipc_open_memory(const IpcHandle& h, std::string* error) {
+  gpu::ipc_mem_handle_t native_handle;
+  std::memcpy(&native_handle, h.bytes, sizeof(native_handle));
+  void* p = nullptr;
+  const gpu::error_t e = gpu::ipc_open_mem_handle(&p, native_handle);
+  if (e == gpu::kSuccess) return p;
+  (void)gpu::get_last_error();  // a failed open is not sticky: clear it so later checks do not report it
+  if (error) *error = std::string("opening a neighbour's memory handle: ") + gpu::error_string(e);
+  return nullptr;
+}
+
+void ipc_close_memory(void* p) {
+  if (p) (void)gpu::ipc_close_mem_handle(p);
+}
+
+IpcHandle ipc_export_event(Event e) {
+  static_assert(sizeof(gpu::ipc_event_handle_t) <= sizeof(IpcHandle), "IPC event handle larger than 64 bytes");
+  gpu::ipc_event_handle_t h;
+  gpu::check(gpu::ipc_get_event_handle(&h, native(e)), "IPC event handle");
+  IpcHandle out{};
+  std::memcpy(out.bytes, &h, sizeof(h));
+  return out;
+}
+
+Event ipc_open_event(const IpcHandle& h, std::string* error) {
+  gpu::ipc_event_handle_t native_handle;
+  std::memcpy(&native_handle, h.bytes, sizeof(native_handle));
+  gpu::event_t e = nullptr;
+  const gpu::error_t r = gpu::ipc_open_event_handle(&e, native_handle);
+  if (r == gpu::kSuccess) return Event{e};
+  (void)gpu::get_last_error();  // likewise
+  if (error) *error = std::string("opening a neighbour's event handle: ") + gpu::error_string(r);
+  return Event{};
 }
 
 }  // namespace emprism::backend

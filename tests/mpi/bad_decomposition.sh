@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bad_decomposition.sh: end-to-end check that a process grid that cannot fit is refused as bad input on every
-# rank, without a hang, a crash or an output file (DESIGN.md section 5; lattice.procs in
+# rank, without a hang, a crash or an output file (docs/conventions.md section 12; lattice.procs in
 # jobs/examples/full_reference.toml).
 #
 #   bad_decomposition.sh EMPRISM_MPI H5_COMPARE WORK_DIR

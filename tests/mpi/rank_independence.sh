@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rank_independence.sh: end-to-end check that the output file of emprism-mpi does not depend on the number of
-# ranks, the process grid or the output mode (DESIGN.md sections 2 and 5).
+# ranks, the process grid or the output mode (docs/conventions.md sections 10 and 13).
 #
 #   rank_independence.sh EMPRISM_MPI H5_COMPARE WORK_DIR
 #

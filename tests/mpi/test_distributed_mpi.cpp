@@ -1,10 +1,15 @@
 // test_distributed_mpi.cpp: the distributed operator and solver against the single-rank result, run by ctest
-// under mpiexec with several process grids:  test_distributed_mpi px py pz pt [force_mask, e.g. 0001]
+// under mpiexec with several process grids:
+//   test_distributed_mpi px py pz pt [force_mask, e.g. 0001] [--transports=auto,staged,gpu_aware,peer] [--gpu]
 // Every rank builds its block of the same random gauge field and source (counter-based RNG: independent of the
 // decomposition), applies M and solves in double and single precision; rank 0 gathers the blocks and compares
 // with the same computation on the whole lattice on one rank (MPI_COMM_SELF). Tolerances: fp64 relative 1e-12,
-// fp32 1e-6 (the bar). Also checks that a second solve is bitwise identical (determinism). Exit code 0
-// on success; every failure is printed by rank 0 and fails the test.
+// fp32 1e-6 (the bar). Also checks that a second solve is bitwise identical (determinism) and that every
+// candidate halo policy of the operator (transport per direction, fused or split exterior) gives bitwise the same
+// M. This runs once per transport of --transports (comm.transport; default auto); a forced transport that this
+// build or MPI cannot offer (gpu_aware without GPU-aware MPI) is reported and skipped. --gpu: exit 77 (skipped)
+// unless a GPU backend sees a device (ctest label gpu). Exit code 0 on success; every failure is printed by rank
+// 0 and fails the test.
 #include <mpi.h>
 
 #include <cmath>
@@ -13,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,6 +28,7 @@
 #include "src/cg.hpp"
 #include "src/clover.hpp"
 #include "src/dirac.hpp"
+#include "src/errors.hpp"
 #include "src/field_io.hpp"
 #include "src/gauge.hpp"
 #include "src/sources.hpp"
@@ -48,8 +55,25 @@ struct Results {
   int it_double = 0, it_single = 0;
 };
 
-// The whole computation on the geometry of this communicator/grid.
-Results compute(Communicator& comm, const ProcessGrid& grid, const Geometry& geom) {
+// M of op under each of its candidate halo policies equals y bitwise (this rank's block).
+template <typename R>
+void check_policies(WilsonClover<R>& op, const SpinorField<R>& b, const std::vector<Cd>& y, const Geometry& geom,
+                    int rank) {
+  for (const HaloPolicy& p : op.halo_candidates()) {
+    op.use_halo_policy(p);
+    SpinorField<R> out(geom);
+    op.apply_m(out, b);
+    check(spinor_to_natural(geom, out) == y,
+          std::string("M (fp") + std::to_string(8 * sizeof(R)) + ") under policy '" +
+              p.describe({geom.partitioned(0), geom.partitioned(1), geom.partitioned(2), geom.partitioned(3)}) +
+              "' differs bitwise from the tuned policy's",
+          rank);
+  }
+}
+
+// The whole computation on the geometry of this communicator/grid, with the given halo transport.
+Results compute(Communicator& comm, const ProcessGrid& grid, const Geometry& geom,
+                const TransportRequest& transport = {}, std::string* policy = nullptr) {
   MetricsRegistry metrics;
   Context ctx{metrics, comm, grid};
   HostGauge u = make_random_gauge(geom, 2027, 0.7);
@@ -59,6 +83,7 @@ Results compute(Communicator& comm, const ProcessGrid& grid, const Geometry& geo
   dp.kappa = kKappa;
   dp.csw = kCsw;
   dp.theta = kTheta;
+  dp.transport = transport;
   WilsonClover<double> opd(ctx, geom, u, clover, dp);
   WilsonClover<float> ops(ctx, geom, u, clover, dp);
   SolveConfig sc;
@@ -75,6 +100,10 @@ Results compute(Communicator& comm, const ProcessGrid& grid, const Geometry& geo
   spinor_from_natural(geom, src, bs);
   ops.apply_m(ys, bs);
   r.m_single = spinor_to_natural(geom, ys);
+
+  if (policy) *policy = opd.halo_policy();
+  check_policies(opd, bd, r.m_double, geom, comm.rank());
+  check_policies(ops, bs, r.m_single, geom, comm.rank());
 
   CgParams p;
   p.tol = 1e-12;
@@ -128,53 +157,112 @@ double rel_diff(const std::vector<Cd>& a, const std::vector<Cd>& b) {
   return std::sqrt(num / den);
 }
 
+TransportRequest parse_transport(const std::string& name) {
+  TransportRequest r;
+  if (name == "staged")
+    r.choice = TransportRequest::Choice::Staged;
+  else if (name == "gpu_aware")
+    r.choice = TransportRequest::Choice::GpuAware;
+  else if (name == "peer")
+    r.choice = TransportRequest::Choice::Peer;
+  else if (name != "auto")
+    throw std::invalid_argument("unknown transport '" + name + "'");
+  return r;
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const std::size_t end = s.find(',', start);
+    out.push_back(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+// The distributed computation with one transport, compared with the single-rank result `one` (rank 0's).
+void run_transport(Communicator& comm, const ProcessGrid& grid, const Geometry& geom, const std::string& name,
+                   const std::array<int, 4>& procs, const Results& one) {
+  Results dist, again;
+  std::string policy;
+  try {
+    dist = compute(comm, grid, geom, parse_transport(name), &policy);
+  } catch (const InputError& e) {  // the same on every rank: the transport is not offered here
+    if (comm.rank() == 0) std::printf("transport %s: not available here, skipped (%s)\n", name.c_str(), e.what());
+    return;
+  }
+  again = compute(comm, grid, geom, parse_transport(name));
+  check(dist.x_double == again.x_double && dist.x_single == again.x_single,
+        "transport " + name + ": two identical distributed solves are not bitwise identical", comm.rank());
+  const std::vector<Cd> md = gather(comm, geom, dist.m_double), ms = gather(comm, geom, dist.m_single),
+                        xd = gather(comm, geom, dist.x_double), xs = gather(comm, geom, dist.x_single),
+                        xm = gather(comm, geom, dist.x_mixed);
+  if (comm.rank() != 0) return;
+  const std::string grid_str = std::to_string(procs[0]) + "x" + std::to_string(procs[1]) + "x" +
+                               std::to_string(procs[2]) + "x" + std::to_string(procs[3]);
+  const double d_md = rel_diff(md, one.m_double), d_ms = rel_diff(ms, one.m_single), d_xd = rel_diff(xd, one.x_double),
+               d_xs = rel_diff(xs, one.x_single), d_xm = rel_diff(xm, one.x_mixed);
+  std::printf(
+      "grid %s, transport %s (%s): M fp64 %.2e, M fp32 %.2e, x fp64 %.2e (%d vs %d it), x fp32 %.2e (%d vs %d it), "
+      "x mixed %.2e\n",
+      grid_str.c_str(), name.c_str(), policy.empty() ? "no halo" : policy.c_str(), d_md, d_ms, d_xd, dist.it_double,
+      one.it_double, d_xs, dist.it_single, one.it_single, d_xm);
+  const std::string t = "transport " + name + ": ";
+  check(d_md < 1e-12, t + "M fp64 differs from one rank", 0);
+  check(d_ms < 1e-6, t + "M fp32 differs from one rank", 0);
+  check(d_xd < 1e-12, t + "solution fp64 differs from one rank", 0);
+  check(d_xs < 1e-6, t + "solution fp32 differs from one rank", 0);
+  check(d_xm < 1e-12, t + "solution mixed differs from one rank", 0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   MpiSession mpi(&argc, &argv);
   Communicator comm;
-  if (argc < 5) {
-    if (comm.rank() == 0) std::fprintf(stderr, "usage: %s px py pz pt [force_mask]\n", argv[0]);
+  std::vector<std::string> positional, transports{"auto"};
+  bool need_gpu = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--transports=", 0) == 0)
+      transports = split_list(a.substr(13));
+    else if (a == "--gpu")
+      need_gpu = true;
+    else
+      positional.push_back(a);
+  }
+  if (positional.size() < 4) {
+    if (comm.rank() == 0)
+      std::fprintf(stderr, "usage: %s px py pz pt [force_mask] [--transports=auto,staged,gpu_aware,peer] [--gpu]\n",
+                   argv[0]);
     return 2;
   }
-  const std::array<int, 4> procs{std::atoi(argv[1]), std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4])};
+  if (need_gpu && (backend::device_is_host() || backend::device_count() == 0)) {
+    if (comm.rank() == 0) std::printf("SKIPPED: no GPU (backend %s)\n", backend::name());
+    return 77;
+  }
+  const std::array<int, 4> procs{std::atoi(positional[0].c_str()), std::atoi(positional[1].c_str()),
+                                 std::atoi(positional[2].c_str()), std::atoi(positional[3].c_str())};
   std::array<bool, 4> force{false, false, false, false};
-  if (argc > 5)
-    for (int mu = 0; mu < 4 && argv[5][mu]; ++mu) force[mu] = argv[5][mu] == '1';
-  // One device per rank, by node-local rank (GPU backends; a no-op on the CPU).
+  if (positional.size() > 4)
+    for (int mu = 0; mu < 4 && positional[4][static_cast<std::size_t>(mu)]; ++mu) force[mu] = positional[4][mu] == '1';
+  // One device per rank, by node-local rank (GPU backends; a no-op on the CPU). Ranks beyond the device count
+  // share devices.
   const int device = backend::select_device(comm.local_rank());
   std::printf("rank %d: %s (device %d)\n", comm.rank(), backend::device_name().c_str(), device);
   const ProcessGrid grid = make_process_grid(comm, kGlobal, procs, force);
   const Geometry geom(kGlobal, grid.local_extents(kGlobal), grid.origin(kGlobal), grid.partitioned);
 
-  const Results dist = compute(comm, grid, geom);
-  const Results again = compute(comm, grid, geom);
-  check(dist.x_double == again.x_double && dist.x_single == again.x_single,
-        "two identical distributed solves are not bitwise identical", comm.rank());
-
-  const std::vector<Cd> md = gather(comm, geom, dist.m_double), ms = gather(comm, geom, dist.m_single),
-                        xd = gather(comm, geom, dist.x_double), xs = gather(comm, geom, dist.x_single),
-                        xm = gather(comm, geom, dist.x_mixed);
+  Results one;
   if (comm.rank() == 0) {
     Communicator self(MPI_COMM_SELF);
     ProcessGrid single;
     single.cart = MPI_COMM_SELF;
-    const Geometry whole = Geometry::single_rank(kGlobal);
-    const Results one = compute(self, single, whole);
-    const std::string grid_str = std::to_string(procs[0]) + "x" + std::to_string(procs[1]) + "x" +
-                                 std::to_string(procs[2]) + "x" + std::to_string(procs[3]);
-    const double d_md = rel_diff(md, one.m_double), d_ms = rel_diff(ms, one.m_single),
-                 d_xd = rel_diff(xd, one.x_double), d_xs = rel_diff(xs, one.x_single), d_xm = rel_diff(xm, one.x_mixed);
-    std::printf(
-        "grid %s: M fp64 %.2e, M fp32 %.2e, x fp64 %.2e (%d vs %d it), x fp32 %.2e (%d vs %d it), "
-        "x mixed %.2e\n",
-        grid_str.c_str(), d_md, d_ms, d_xd, dist.it_double, one.it_double, d_xs, dist.it_single, one.it_single, d_xm);
-    check(d_md < 1e-12, "M fp64 differs from one rank", 0);
-    check(d_ms < 1e-6, "M fp32 differs from one rank", 0);
-    check(d_xd < 1e-12, "solution fp64 differs from one rank", 0);
-    check(d_xs < 1e-6, "solution fp32 differs from one rank", 0);
-    check(d_xm < 1e-12, "solution mixed differs from one rank", 0);
+    one = compute(self, single, Geometry::single_rank(kGlobal));
   }
+  for (const std::string& t : transports) run_transport(comm, grid, geom, t, procs, one);
   int failures = g_failures;
   MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (comm.rank() == 0) std::printf("%s\n", failures == 0 ? "PASSED" : "FAILED");

@@ -8,8 +8,8 @@
 //     single-rank random field: the files do not depend on the decomposition; plaquettes agree;
 //   - a field with one bad link on one rank only (written, so its checksums are right) is refused with the same
 //     InputError on every rank, naming the site; a corrupted copy gives the same checksum error on every rank;
-//   - the shared PyQUDA ILDG file (4^3x8, ../shared/testdata) is read distributed: checksum ok and the plaquette
-//     equals the single-rank value (skipped with a message if the directory is missing).
+//   - PyQUDA's ILDG file (4^3x8, tests/data) is read distributed: checksum ok and the plaquette equals the
+//     single-rank value (a missing file is a failure).
 // Exit status 0 when every check passed; each failure is printed with its rank. Who may call: mpiexec -n N.
 #include <mpi.h>
 #include <stdlib.h>
@@ -211,7 +211,7 @@ void test_grid(const Extents& dims, const std::string& data_dir) {
     }
   }
 
-  // The shared ILDG file, distributed.
+  // PyQUDA's ILDG file, distributed.
   if (!data_dir.empty()) {
     const std::string path = data_dir + "/pyquda_weak_field.lime";
     double single = 0;
@@ -237,6 +237,11 @@ int main(int argc, char** argv) {
   emprism::MpiSession mpi(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  const std::string data_dir = EMPRISM_TEST_DATA_DIR;
+  if (!std::filesystem::exists(data_dir + "/pyquda_weak_field.lime")) {
+    if (g_rank == 0) std::fprintf(stderr, "FAILED: no %s/pyquda_weak_field.lime (tests/data)\n", data_dir.c_str());
+    return 1;
+  }
 
   // Scratch directory (rank 0 makes it, everyone uses it; one node).
   char name[4096] = {0};
@@ -251,11 +256,6 @@ int main(int argc, char** argv) {
   if (g_dir.empty()) {
     std::fprintf(stderr, "cannot make a scratch directory\n");
     return 1;
-  }
-  std::string data_dir = std::string(EMPRISM_SOURCE_DIR) + "/../shared/testdata";
-  if (!std::filesystem::exists(data_dir + "/pyquda_weak_field.lime")) {
-    if (g_rank == 0) std::printf("SKIPPED: the shared-file part (no %s/pyquda_weak_field.lime)\n", data_dir.c_str());
-    data_dir.clear();
   }
 
   const std::vector<Extents> all = grids(g_size);

@@ -2,7 +2,7 @@
 
 Unit gauge field, 4x4x4x8, kappa = 0.12, csw = 1.0 (no effect on the unit field), antiperiodic in time (default
 theta), double precision, tol = 1e-12, a propagator at the non-origin site (1, 2, 3, 5) with momenta (1,0,0) and
-(0,1,1). The reference is computed here with numpy from DESIGN.md section 2 alone (no program code):
+(0,1,1). The reference is computed here with numpy from docs/conventions.md sections 3-9 alone (no program code):
   S(x, x0) = (1/V) sum_p exp(i p.(x - x0)) M(p)^-1,  p_mu = (2 pi n_mu + theta_mu) / L_mu,
   M(p) = (1 - 2 kappa sum_mu cos p_mu) + 2 i kappa sum_mu gamma_mu sin p_mu          (times 1 in colour)
   C(p, t) = sum_{x: x_t = (x0_t + t) mod Lt} exp(-i p.(x - x0)) tr[Gsnk S(x) Gsrc g5 S(x)^dag g5],  p = 2 pi n / L
@@ -61,7 +61,7 @@ colour = {POINT_COLOUR}
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Gamma matrices (DESIGN.md section 2: Euclidean, hermitian, chiral basis) and the channels
+# Gamma matrices (docs/conventions.md section 3: Euclidean, hermitian, chiral basis) and the channels
 # ----------------------------------------------------------------------------------------------------------------
 
 def gamma_matrices():
@@ -162,7 +162,7 @@ def free_correlator(s, name, n, site=SITE):
 
 
 def wilson_operator(psi):
-    """M psi on the unit gauge field (csw irrelevant), psi [Lt, Lz, Ly, Lx, 4, ...], position space (DESIGN 2)."""
+    """M psi on the unit gauge field (csw irrelevant), psi [Lt, Lz, Ly, Lx, 4, ...] (conventions.md s. 4)."""
     gammas = [G["g1"], G["g2"], G["g3"], G["g4"]]
     axes = [3, 2, 1, 0]  # mu = x, y, z, t in the [t, z, y, x] array
     hop = np.zeros_like(psi)

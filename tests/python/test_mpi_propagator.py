@@ -1,5 +1,5 @@
 """A smeared propagator and its correlators do not depend on the number of ranks, the process grid or the output
-mode (DESIGN.md section 2: results do not depend on the decomposition, to rounding).
+mode (docs/conventions.md section 10: results do not depend on the decomposition, to rounding).
 
 The same input (random gauge field, csw = 1, double precision, a Wuppertal source on APE links next to rank
 boundaries, two non-zero momenta, the propagator dataset written) runs on 1 rank and on 2 and 4 ranks with grids

@@ -12,6 +12,7 @@ import math
 import shutil
 import subprocess
 import sys
+import types
 
 import h5py
 import matplotlib
@@ -164,8 +165,14 @@ def test_report_exits_zero(case):
     proc = case["proc"]
     assert proc.returncode == 0, f"report.py exited {proc.returncode}\nstderr:\n{proc.stderr}"
     assert proc.stderr == "", proc.stderr
-    for title in ("EmPRiSM-MPI report:", "Kernels (", "Rank times (", "Solves ("):
+    for title in ("EmPRiSM-MPI report:", "Kernels (", "Stencil kernels (", "BLAS kernels (", "Rank times (",
+                  "Solves ("):
         assert any(line.startswith(title) for line in proc.stdout.splitlines()), f"no {title!r} section"
+
+
+def test_no_spread_is_printed_as_an_error(case):
+    """One configuration has no statistical errors: no "+-" or "±" anywhere in the report."""
+    assert "+-" not in case["stdout"] and "\u00b1" not in case["stdout"], case["stdout"]
 
 
 def test_header_matches_file(case):
@@ -193,9 +200,40 @@ def kernel_rows_of_file(h5):
     return {attr_text(r["name"]): r for r in rows}
 
 
+KERNEL_HEADER = ["kernel", "calls", "ms/call", "GB/s", "%peak", "GFLOP/s", "regs", "spill_B", "occupancy"]
+GROUP_TITLES = ("Stencil kernels", "BLAS kernels", "Host kernels", "Other kernels")
+
+
+def kernel_tables(stdout):
+    """{group title: rows} of the printed kernel tables (each checked to have the kernel header)."""
+    out = {}
+    for title in GROUP_TITLES:
+        if any(line.startswith(title + " (") for line in stdout.splitlines()):
+            header, rows = table(section(stdout, title + " ("))
+            assert header == KERNEL_HEADER, f"{title}: header {header}"
+            out[title] = rows
+    return out
+
+
+def test_kernels_are_grouped(case):
+    tables = kernel_tables(case["stdout"])
+    stencil = [r[0] for r in tables.get("Stencil kernels", [])]
+    blas = [r[0] for r in tables.get("BLAS kernels", [])]
+    for hot in ("eo_clover", "oe_clover", "eo_clover_dag", "oe_clover_dag"):
+        assert hot in stencil, f"{hot} not among the stencil kernels {stencil}"
+    assert blas and all(n.startswith("blas_") for n in blas), blas
+    assert not any(n.startswith("blas_") for n in stencil), stencil
+    assert all(n.startswith("host_") for n in (r[0] for r in tables.get("Host kernels", []))), tables
+    for title, rows in tables.items():
+        with h5py.File(case["h5"], "r") as f:
+            total = {attr_text(k["name"]): float(k["total_s"]) for k in f["metrics/kernels"][...]}
+        times = [total[r[0]] for r in rows]
+        assert times == sorted(times, reverse=True), f"{title} not sorted by total time"
+
+
 def test_kernel_rows_match_file(case):
-    header, rows = table(section(case["stdout"], "Kernels ("))
-    assert header == ["kernel", "calls", "ms/call", "GB/s", "%peak", "GFLOP/s", "regs", "spill_B", "occupancy"]
+    rows = [r for rows in kernel_tables(case["stdout"]).values() for r in rows]
+    header = KERNEL_HEADER
     kernels = kernel_rows_of_file(case["h5"])
     assert kernels, "the file has no kernel rows"
     assert sorted(r[0] for r in rows) == sorted(kernels), "printed kernels differ from /metrics/kernels"
@@ -206,7 +244,8 @@ def test_kernel_rows_match_file(case):
         assert int(r[1]) == calls, f"{r[0]} calls"
         assert_printed(r[2], 1e3 * total / calls if calls else None, f"{r[0]} ms/call")
         assert_printed(r[3], float(k["gbs"]), f"{r[0]} GB/s")
-        assert_printed(r[4], float(k["percent_of_peak"]), f"{r[0]} % of peak")
+        assert r[4].endswith("*") == (float(k["percent_of_peak"]) > 100), f"{r[0]}: cache mark of {r[4]}"
+        assert_printed(r[4].rstrip("*"), float(k["percent_of_peak"]), f"{r[0]} % of peak")
         assert_printed(r[5], float(k["flops"]) / total / 1e9 if total > 0 else None, f"{r[0]} GFLOP/s")
         for cell, key in ((r[6], "registers"), (r[7], "spill_bytes")):
             assert cell == (str(int(k[key])) if k[key] >= 0 else "-"), f"{r[0]} {key}"
@@ -280,6 +319,7 @@ def test_propagator_summary_matches_file(case):
         channels = [attr_text(x) for x in c.attrs["channels"]]
         assert [r[0] for r in rows] == channels
         lo, hi = round(lt / 3), round(2 * lt / 3) - 1
+        assert header[7] == f"mean(t={lo}..{hi})", header
         for r in rows:
             corr = c[r[0]][...]
             meff = c["effective_mass/" + r[0]][...]
@@ -291,16 +331,16 @@ def test_propagator_summary_matches_file(case):
             assert_printed(r[6], float(meff[lt // 4]), f"{r[0]} m_eff(Lt/4)")
             window = meff[lo:hi + 1]
             window = window[np.isfinite(window)]
-            assert int(r[-1]) == window.size
-            if window.size:
-                assert r[8] == "+-"
-                assert_printed(r[7], float(window.mean()), f"{r[0]} plateau")
-                assert_printed(r[9], float(window.std()), f"{r[0]} plateau spread")
+            assert len(r) == len(header) and int(r[-1]) == window.size
+            assert_printed(r[7], float(window.mean()) if window.size else None, f"{r[0]} mean")
         assert any(x.lstrip().startswith("p = (1,0,0): E_eff") for x in lines)
         if "pcac_mass" in c:
             pcac = [x for x in lines if x.lstrip().startswith("PCAC mass:")]
             assert pcac, "no PCAC line"
             assert_printed(pcac[0].split()[-1], float(c["pcac_mass"][lt // 2]), "PCAC mass at Lt/2")
+            window = c["pcac_mass"][lo:hi + 1]
+            assert_printed(pcac[0].split()[4], float(np.mean(window[np.isfinite(window)])), "PCAC mean")
+        assert any("no statistical errors" in x for x in lines)
 
 
 def test_plots_are_images(case):
@@ -334,22 +374,111 @@ def test_no_plots_writes_no_files(case, tmp_path, run_report):
 
 
 @pytest.mark.parametrize("case", ["propagator"], indirect=True)
-def test_load_reads_the_correlators(case, source_dir):
-    sys.path.insert(0, str(source_dir / "analysis"))
-    try:
-        import report
-    finally:
-        sys.path.pop(0)
-    data = report.load(str(case["h5"]))
+def test_load_reads_the_correlators(case, analysis):
+    data = analysis.output.load(str(case["h5"]))
     with h5py.File(case["h5"], "r") as f:
         c = f["correlators/prop"]
         loaded = {x["name"]: x for x in data["correlators"]}["prop"]
         assert [s["momentum"] for s in loaded["sectors"]] == [tuple(int(v) for v in n) for n in c.attrs["momenta"]]
         for sec in loaded["sectors"]:
-            g = c if sec["momentum"] == (0, 0, 0) else c[report.momentum_group(sec["momentum"])]
+            g = c if sec["momentum"] == (0, 0, 0) else c[analysis.output.momentum_group(sec["momentum"])]
             for ch, d in sec["correlators"].items():
                 np.testing.assert_array_equal(d["values"], g[ch][...])
                 np.testing.assert_array_equal(sec["effective_mass"][ch]["values"], g["effective_mass/" + ch][...])
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Cache-resident rates, the PCAC range, error bars (on copies of the files with chosen numbers)
+# ----------------------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def analysis(source_dir):
+    """The analysis modules: analysis.output (output_file.py: reading), analysis.plots (report_plots.py)."""
+    sys.path.insert(0, str(source_dir / "analysis"))
+    try:
+        import output_file
+        import report_plots
+    finally:
+        sys.path.pop(0)
+    return types.SimpleNamespace(output=output_file, plots=report_plots)
+
+
+def with_cache_rates(src, dst, blas_percent, stencil_percent):
+    """Copies src to dst with every blas_* kernel at blas_percent of the peak and every other at stencil_percent
+    (gbs and percent_of_peak consistent); returns the peak in GB/s."""
+    shutil.copy(src, dst)
+    with h5py.File(dst, "r+") as f:
+        peak = float(f["metrics/peak"].attrs["peak_gbs"])
+        rows = f["metrics/kernels"][...]
+        for r in rows:
+            pct = blas_percent if attr_text(r["name"]).startswith("blas_") else stencil_percent
+            r["percent_of_peak"], r["gbs"] = pct, pct * peak / 100
+        f["metrics/kernels"][...] = rows
+    return peak
+
+
+@pytest.mark.parametrize("case", ["point"], indirect=True)
+def test_rates_above_the_peak_are_marked_cache_resident(case, tmp_path, run_report):
+    h5 = tmp_path / "cache.h5"
+    with_cache_rates(case["h5"], h5, 241.0, 62.5)
+    proc = run_report(h5, "--out-dir", tmp_path / "plots")
+    assert proc.returncode == 0, proc.stderr
+    tables = kernel_tables(proc.stdout)
+    for r in tables["BLAS kernels"]:
+        assert r[4] == "241.0*", r
+    for r in tables["Stencil kernels"]:
+        assert r[4] == "62.5", r
+    note = [x for x in proc.stdout.splitlines() if x.startswith("* ")]
+    assert len(note) == 1 and f"* {len(tables['BLAS kernels'])} kernel(s) above the measured peak" in note[0], note
+    assert "cache" in note[0]
+    assert_image(tmp_path / "plots" / "bandwidth.png")
+
+
+@pytest.mark.parametrize("case", ["point"], indirect=True)
+def test_cache_rates_do_not_set_the_bandwidth_axis(case, tmp_path, analysis):
+    h5 = tmp_path / "cache.h5"
+    peak = with_cache_rates(case["h5"], h5, 1000.0, 80.0)
+    limits = analysis.plots.plot_bandwidth(analysis.output.load(str(h5)), str(tmp_path / "bandwidth.png"))
+    assert_image(tmp_path / "bandwidth.png")
+    assert len(limits) >= 2, f"stencil and BLAS kernels share a panel: {limits}"
+    for title, (_, top) in limits.items():
+        # The peak and an 80% bar are visible; the 10x-peak BLAS bars are cut at the top, not scaled into view.
+        assert 1.0 * peak < top <= 1.5 * peak, f"panel {title}: top {top} for a peak of {peak}"
+
+
+def test_bandwidth_top_without_a_peak_fits_the_tallest_bar(analysis):
+    assert analysis.plots.bandwidth_top([1.0, 5.0, 2.0], 0.0) == pytest.approx(5.75)
+    assert analysis.plots.bandwidth_top([1.0, 500.0], 10.0) == pytest.approx(13.0)
+
+
+@pytest.mark.parametrize("case", ["propagator"], indirect=True)
+def test_pcac_range_ignores_the_contact_terms(case, tmp_path, analysis):
+    h5 = tmp_path / "contact.h5"
+    shutil.copy(case["h5"], h5)
+    with h5py.File(h5, "r+") as f:
+        lt = int(f.attrs["extents"][3])
+        pcac = f["correlators/prop/pcac_mass"][...]
+        pcac[0], pcac[1], pcac[lt - 1] = -300.0, 250.0, 1e4
+        f["correlators/prop/pcac_mass"][...] = pcac
+    inner = pcac[2:lt - 1]
+    assert np.isfinite(inner).all()
+    data = analysis.output.load(str(h5))
+    c = {x["name"]: x for x in data["correlators"]}["prop"]
+    summary = analysis.plots.plot_correlators(c, lt, str(tmp_path / "corr.png"))
+    assert_image(tmp_path / "corr.png")
+    lo, hi = summary["pcac_ylim"]
+    assert lo <= inner.min() and hi >= inner.max(), f"range {lo, hi} cuts the PCAC points {inner}"
+    span = max(inner.max() - inner.min(), 0.05 * np.abs(inner).max())
+    assert hi - lo <= 3 * span, f"range {lo, hi} set by the contact terms, not by {inner}"
+    assert summary["errorbars"] == 0, "error bars drawn for one configuration"
+
+
+def test_pcac_limits_fall_back_to_all_points(analysis):
+    values = np.array([0.1, 0.2, np.nan, np.nan, np.nan, np.nan, np.nan, 0.3])
+    lo, hi = analysis.plots.pcac_limits(values, 8)
+    assert lo < 0.1 and hi > 0.3
+    assert analysis.plots.pcac_limits(np.full(8, np.nan), 8) is None
+    assert analysis.plots.contact_times(8) == [0, 1, 7]
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -366,8 +495,8 @@ def test_bare_file_reports(bare_case):
             assert not any(k in g for k in ("solution", "source", "propagator"))
     out = proc.stdout
     assert "empirical peak: not measured (metrics.peak = false)" in out
-    header, rows = table(section(out, "Kernels ("))
-    assert rows and all(r[header.index("%peak")] == "-" for r in rows)
+    rows = [r for rows in kernel_tables(out).values() for r in rows]
+    assert rows and all(r[KERNEL_HEADER.index("%peak")] == "-" for r in rows)
     rows = check_solve_rows(out, bare_case["h5"])
     assert all(r[8] == "no" for r in rows)
     if bare_case["kind"] == "propagator":
@@ -423,6 +552,7 @@ def test_help_exits_zero(run_report):
 
 
 def test_interpreter_has_the_analysis_packages():
-    """The report needs h5py, numpy and matplotlib from the same interpreter (Debian python3-* packages)."""
-    proc = subprocess.run([sys.executable, "-c", "import h5py, numpy, matplotlib"], capture_output=True, text=True)
+    """The analysis needs h5py, numpy, matplotlib and scipy from one interpreter (Debian python3-* packages)."""
+    proc = subprocess.run([sys.executable, "-c", "import h5py, numpy, matplotlib, scipy"], capture_output=True,
+                          text=True)
     assert proc.returncode == 0, proc.stderr

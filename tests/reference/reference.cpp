@@ -1,6 +1,6 @@
 // Reference Wilson-clover operator and free-field results, for tests only (see reference.hpp).
 //
-// Every formula is the literal one of DESIGN.md section 2; speed is not a goal. Conventions:
+// Every formula is the literal one of docs/conventions.md; speed is not a goal. Conventions:
 // site s = x + Lx*(y + Ly*(z + Lz*t)); spinor (s*4 + spin)*3 + colour; links ((s*4 + mu)*3 + row)*3 + col;
 // boundary phase exp(+i theta_mu) on a forward hop across the global boundary, exp(-i theta_mu) backward.
 // Callers: tests only.
@@ -166,7 +166,7 @@ Mat3 random_su3(std::mt19937_64& rng) {
   return m;
 }
 
-// Q_{mu nu}(x): the four leaves, literally as in DESIGN.md section 2.
+// Q_{mu nu}(x): the four leaves, literally as in docs/conventions.md section 4.
 Mat3 clover_leaves(const Extents& L, const std::vector<Cd>& U, const Coords& x, int mu, int nu) {
   auto u = [&](int dir, const Coords& y) { return link(L, U, y, dir); };
   auto ud = [&](int dir, const Coords& y) { return mat3_adjoint(link(L, U, y, dir)); };

@@ -1,6 +1,6 @@
 // Reference Wilson-clover operator and free-field results, for tests only.
 //
-// Deliberately simple and slow: written straight from DESIGN.md section 2 with std::complex<double>,
+// Deliberately simple and slow: written straight from docs/conventions.md with std::complex<double>,
 // explicit 4x4 gamma matrices built from the Pauli matrices, sigma_{mu nu} = (i/2)[gamma_mu, gamma_nu]
 // by matrix products and the clover leaves Q_{mu nu} as the four written products. Full lattice,
 // natural (lexicographic) order, no even-odd, no dependence on the production code.
@@ -34,7 +34,7 @@ using Mat4 = std::array<Cd, 16>;  // 4x4 spin matrix, row-major: element row*4 +
 using Mat3 = std::array<Cd, 9>;   // 3x3 colour matrix, row-major: element row*3 + col
 
 // ---- spin algebra ----
-std::array<Mat4, 4> gamma();  // gamma_mu, mu = 0,1,2,3 = x,y,z,t (chiral basis of DESIGN.md)
+std::array<Mat4, 4> gamma();  // gamma_mu, mu = 0,1,2,3 = x,y,z,t (docs/conventions.md s. 3)
 Mat4 gamma5();                // gamma_0 gamma_1 gamma_2 gamma_3 by matrix products (= diag(1,1,-1,-1))
 Mat4 sigma(int mu, int nu);   // (i/2)[gamma_mu, gamma_nu]
 Mat4 mat4_identity();

@@ -10,7 +10,8 @@
 #   1. bash -n on every jobs/**/*.sh and *.sbatch (and this script), shellcheck -x on them when installed (else a
 #      message), and the two build scripts with EMPRISM_BUILD_DRY_RUN=1 (local CPU; Setonix with a stub `module`
 #      command and Cray-like variables, and with EMPRISM_SETONIX_DRYRUN=1): they must print the expected cmake lines.
-#   2. Without root, Slurm or munge, or without a python3 with h5py: exit 77 (skipped), after step 1.
+#   2. Without Slurm and munge (installed by `EMPRISM_SETUP_SLURM=1 jobs/setup.sh`, not by default), root, or a
+#      python3 with h5py: exit 77 (skipped) after step 1, with one line "SKIP: <the reason>".
 #   3. In a fresh temporary directory: a munge key and munged (--socket/--key-file/--pid-file/... there),
 #      slurm.conf for this host (NodeName=$(hostname -s), CPUs=$(nproc), RealMemory 90% of free's total,
 #      proctrack/linuxproc, task/none, select/cons_tres, MpiDefault=none, auth/munge on that socket, root as
@@ -22,10 +23,13 @@
 #                                  overriding its GPU lines: 8 ranks on jobs/setonix/inputs/setonix_16x32.toml (with
 #                                  metrics.peak = false added, to save time)
 #        jobs/setonix/scaling.sbatch the same way, 1 node = 8 ranks, small sizes (8x8x8x16 strong, 4x4x4x4 weak)
-#      waits for them (EMPRISM_SLURM_TEST_TIMEOUT seconds in all, default 240), and requires JobState=COMPLETED
+#        jobs/setonix/spectroscopy.sbatch the same way with 2 ranks, on two 4^3x8 ILDG configurations the program
+#                                  writes first (heatbath, [generate]) and the shipped template shrunk to 4^3x8
+#      waits for them (EMPRISM_SLURM_TEST_TIMEOUT seconds in all, default 360), and requires JobState=COMPLETED
 #      with ExitCode=0:0 from `scontrol show job` (and the jobcomp record), and with h5py: every solve converged with
 #      true_residual <= tol, the root attribute ranks and process_grid as run, every scaling point present, the
-#      scaling table (scaling.md, scaling.csv) and, when matplotlib is importable, scaling.png.
+#      scaling table (scaling.md, scaling.csv) and, when matplotlib is importable, scaling.png; the spectroscopy
+#      job's configs.txt, and per configuration its pion correlator and the gauge file it read.
 #      EMPRISM_SLURM_TEST_LAUNCHER=mpirun runs the same jobs with EMPRISM_LAUNCHER=mpirun (Open MPI's mpirun inside
 #      the allocation instead of srun --mpi=pmix: the fallback for a Slurm without a working pmix plugin).
 #   5. Always (trap): cancels the jobs, stops slurmd, slurmctld and munged by their pid files, then ends any process
@@ -34,7 +38,7 @@
 # Exit: 0 all good; 1 a failure (each on a line starting with FAIL); 2 bad command line; 77 skipped (ctest
 # SKIP_RETURN_CODE). Needs: root (slurmd), the packages slurmctld slurmd slurm-client munge (slurm-wlm-basic-plugins
 # brings the pmix plugin), openmpi-bin, python3-h5py; optional: shellcheck, python3-matplotlib.
-# Who may call: ctest (label slurm) and people. About 2 minutes on 2 cores.
+# Who may call: ctest (label slurm) and people. About 3 minutes on 2 cores.
 set -euo pipefail
 
 if [[ $# -ne 2 ]]; then
@@ -51,7 +55,7 @@ work=$(realpath "$2")/slurm_jobs
 rm -rf "$work"
 mkdir -p "$work"
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-deadline=$((SECONDS + ${EMPRISM_SLURM_TEST_TIMEOUT:-240}))
+deadline=$((SECONDS + ${EMPRISM_SLURM_TEST_TIMEOUT:-360}))
 failures=0
 
 log() { echo "test_local_slurm: $*"; }
@@ -98,6 +102,24 @@ out=$(EMPRISM_SETONIX_DRYRUN=1 EMPRISM_BUILD_DRY_RUN=1 EMPRISM_BUILD_DIR=/nonexi
   bash "$repo/jobs/setonix/build.sh" 2>&1) || fail "jobs/setonix/build.sh EMPRISM_SETONIX_DRYRUN=1 exited $?"
 expect_output "jobs/setonix/build.sh (dry run)" "-B /nonexistent/build-cpu -DCMAKE_BUILD_TYPE=Release -DEMPRISM_BACKEND=CPU$" "$out"
 if grep -q "^build: module" <<< "$out"; then fail "jobs/setonix/build.sh loads modules with EMPRISM_SETONIX_DRYRUN=1"; fi
+# The Setonix GPU binding (not exercised by the dry runs below): every rank sees all GCDs (--gpu-bind=none, for IPC
+# between GCDs), the CPU masks give each node-local rank one whole chiplet, all 8 chiplets once, and the NIC policy.
+out=$(EMPRISM_REPO=$repo EMPRISM_SETONIX_DRYRUN=0 bash -c 'source "$EMPRISM_REPO/jobs/setonix/env.sh"
+  setonix_runtime; echo "policy $MPICH_OFI_NIC_POLICY"; printf "opt %s\n" "${SRUN_GPU_OPTS[@]}"' 2>&1) ||
+  fail "jobs/setonix/env.sh setonix_runtime: $out"
+expect_output "jobs/setonix/env.sh" "^opt --gpu-bind=none$" "$out"
+expect_output "jobs/setonix/env.sh" "^opt --gres=gpu:8$" "$out"
+expect_output "jobs/setonix/env.sh" "^policy NUMA$" "$out"
+masks=$(sed -n 's/^opt --cpu-bind=mask_cpu://p' <<< "$out")
+covered=0
+IFS=, read -r -a mask_list <<< "$masks"
+for m in "${mask_list[@]}"; do
+  [[ $m =~ ^(ff)(00)*$ ]] || fail "jobs/setonix/env.sh: CPU mask '$m' is not one whole 8-core chiplet"
+  ((covered & 16#$m)) && fail "jobs/setonix/env.sh: CPU mask '$m' overlaps another"
+  covered=$((covered | 16#$m))
+done
+((${#mask_list[@]} == 8 && covered == -1)) ||
+  fail "jobs/setonix/env.sh: CPU masks '$masks' do not cover the 64 cores once"
 log "static checks done ($failures failure(s))"
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -107,18 +129,16 @@ skip() {
   if ((failures > 0)); then exit 1; fi
   exit 77
 }
-[[ $(id -u) -eq 0 ]] || skip "not root (slurmd must run as root)"
+missing=()
 for c in munged munge slurmctld slurmd sbatch scontrol squeue sinfo srun scancel; do
-  command -v "$c" > /dev/null 2>&1 || skip "$c not found (Debian packages: slurmctld slurmd slurm-client munge)"
+  command -v "$c" > /dev/null 2>&1 || missing+=("$c")
 done
-py=""
-for p in ${EMPRISM_PYTHON:-} python3 /usr/bin/python3; do
-  if command -v "$p" > /dev/null 2>&1 && "$p" -c "import h5py" > /dev/null 2>&1; then
-    py=$(command -v "$p")
-    break
-  fi
-done
-[[ -n $py ]] || skip "no python3 with h5py (Debian package python3-h5py)"
+((${#missing[@]} == 0)) || skip "Slurm and munge are not installed (no ${missing[*]});" \
+  "EMPRISM_SETUP_SLURM=1 jobs/setup.sh installs them (Debian packages slurmctld slurmd slurm-client munge)"
+[[ $(id -u) -eq 0 ]] || skip "not root (the test starts its own slurmd, which must run as root)"
+# The python3 of analysis/python3 (EMPRISM_PYTHON, else python3 on PATH, /usr/bin/python3) that imports h5py.
+py=$(EMPRISM_PYTHON_MODULES=h5py "$repo/analysis/python3" -c 'import sys; print(sys.executable)' 2> /dev/null) ||
+  skip "no python3 with h5py (Debian package python3-h5py, or set EMPRISM_PYTHON)"
 have_mpl=0
 if "$py" -c "import matplotlib" > /dev/null 2>&1; then have_mpl=1; fi
 
@@ -276,6 +296,37 @@ submit() {
   cat "$repo/jobs/setonix/inputs/setonix_16x32.toml"
   printf '\n[metrics]\npeak = false\n'
 } > "$work/setonix_16x32.toml"
+# The spectroscopy job's ensemble: two 4^3x8 heatbath configurations written as ILDG by the program itself, and the
+# shipped template shrunk to that lattice (fewer smearing steps, no peak measurement).
+mkdir -p "$work/ensemble"
+cat > "$work/ensemble/generate.toml" << EOF
+[lattice]
+extents = [4, 4, 4, 8]
+[gauge]
+source = "heatbath"
+beta = 5.8
+sweeps = 10
+seed = 3
+[dirac]
+kappa = 0.12
+[generate]
+count = 2
+every = 5
+format = "ildg"
+prefix = "cfg"
+[metrics]
+peak = false
+[output]
+file = "generate.h5"
+EOF
+(cd "$work/ensemble" && env "$marker" OMP_NUM_THREADS=1 "$exe" generate.toml > generate.log 2>&1) ||
+  { fail "generating the spectroscopy configurations: $(tail -n 3 "$work/ensemble/generate.log")"; exit 1; }
+sed -e 's/^extents = \[32, 32, 32, 64\]/extents = [4, 4, 4, 8]/' -e 's/^smearing_steps = 50/smearing_steps = 5/' \
+  -e 's/^link_smearing_steps = 20/link_smearing_steps = 2/' -e 's/^tol = 1e-9/tol = 1e-8/' \
+  "$repo/jobs/setonix/inputs/spectroscopy_32x64.toml.in" > "$work/spectroscopy_4x8.toml.in"
+printf '\n[metrics]\npeak = false\n' >> "$work/spectroscopy_4x8.toml.in"
+grep -q '^extents = \[4, 4, 4, 8\]' "$work/spectroscopy_4x8.toml.in" ||
+  fail "jobs/setonix/inputs/spectroscopy_32x64.toml.in: no 'extents = [32, 32, 32, 64]' line to shrink"
 
 declare -A job=()
 job[local_run]=$(submit local_run --time=10 "$repo/jobs/local/run.sbatch" --) || fail "sbatch jobs/local/run.sbatch"
@@ -286,6 +337,9 @@ job[setonix_run]=$(submit setonix_run "${setonix_opts[@]}" "$repo/jobs/setonix/r
 job[setonix_scaling]=$(submit setonix_scaling "${setonix_opts[@]}" "$repo/jobs/setonix/scaling.sbatch" \
   -- EMPRISM_SETONIX_DRYRUN=1 EMPRISM_STRONG_SIZES=8x8x8x16 EMPRISM_WEAK_LOCAL=4x4x4x4) ||
   fail "sbatch jobs/setonix/scaling.sbatch"
+job[setonix_spectroscopy]=$(submit setonix_spectroscopy "${setonix_opts[@]}" "$repo/jobs/setonix/spectroscopy.sbatch" \
+  -- EMPRISM_SETONIX_DRYRUN=1 EMPRISM_GCDS_PER_NODE=2 EMPRISM_SPECTROSCOPY_INPUT="$work/spectroscopy_4x8.toml.in" \
+  EMPRISM_CONFIGS="$work/ensemble/cfg_*.ildg") || fail "sbatch jobs/setonix/spectroscopy.sbatch"
 ((failures == 0)) || exit 1
 log "submitted: $(for k in "${!job[@]}"; do printf '%s=%s ' "$k" "${job[$k]}"; done)"
 
@@ -303,7 +357,7 @@ while ((${#final[@]} < ${#job[@]})); do
     fi
   done
   if ((SECONDS > deadline)); then
-    fail "jobs still running after ${EMPRISM_SLURM_TEST_TIMEOUT:-240} s: $(squeue -h -o '%i %j %T %M' | tr '\n' ';')"
+    fail "jobs still running after ${EMPRISM_SLURM_TEST_TIMEOUT:-360} s: $(squeue -h -o '%i %j %T %M' | tr '\n' ';')"
     exit 1
   fi
   sleep 1
@@ -382,9 +436,27 @@ check_scaling "$work/setonix_scaling/emprism-scaling-${job[setonix_scaling]}" \
   strong-8x8x8x16-r8:8: weak-4x8x8x8-r8:8:1x2x2x2
 grep -q "EMPRISM_SETONIX_DRYRUN=1: not loading modules" "$work/setonix_run/emprism-setonix-${job[setonix_run]}.out" ||
   fail "jobs/setonix/run.sbatch did not report skipping the modules"
+d=$work/setonix_spectroscopy/emprism-spectroscopy
+[[ $(cat "$d/configs.txt" 2> /dev/null) == $'cfg_000015 0\ncfg_000020 0' ]] ||
+  fail "$d/configs.txt is not two configurations with exit code 0: $(tr '\n' ';' < "$d/configs.txt" 2> /dev/null)"
+for f in "$d"/cfg_000015.h5 "$d"/cfg_000020.h5; do
+  check_h5 "$f" 2 ""
+  [[ -f $f ]] || continue
+  msg=$("$py" - "$f" "$work/ensemble/$(basename "${f%.h5}").ildg" << 'PY' 2>&1
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    c = f["correlators/wuppertal/pion"][...]
+    errs = [] if c.shape == (8,) and np.all(c.real > 0) else [f"pion correlator {c}"]
+    if sys.argv[2] not in f["input"][()].decode():
+        errs.append(f"/input does not name {sys.argv[2]}")
+    print("; ".join(errs))
+PY
+  ) || msg="h5py check failed: $msg"
+  [[ -z $msg ]] || fail "$f: $msg"
+done
 
 if ((failures > 0)); then
   log "$failures failure(s); job outputs in $work"
   exit 1
 fi
-log "all 4 jobs COMPLETED with converged output ($SECONDS s); job outputs in $work"
+log "all ${#job[@]} jobs COMPLETED with converged output ($SECONDS s); job outputs in $work"

@@ -1,4 +1,4 @@
-// h5_compare.cpp: compares two EmPRiSM-MPI output files (DESIGN.md section 5) for the rank-independence tests.
+// h5_compare.cpp: compares two EmPRiSM-MPI output files (docs/conventions.md s. 13) for the rank-independence tests.
 //
 //   h5_compare A.h5 B.h5 [--rtol R] [--iter-slack N] [--ignore-data PATH]... [--cross-backend]
 //
