@@ -2,8 +2,8 @@
 # hip_nvidia.sh: HIP on NVIDIA GPUs against the CUDA backend, on a machine with one H100/H200 and CUDA 13 that has
 # neither HIP nor toml++ (issue 20). From the repository root:
 #   1. unpacks the Debian packages carried in .debs/ (libamdhip64-dev: HIP's headers with hip/nvidia_detail;
-#      libtomlplusplus-dev, libtomlplusplus3, librandom123-dev; pkgconf-bin and libpkgconf3, the pkg-config CMake
-#      uses, whether or not the machine has one) with dpkg -x into a scratch prefix;
+#      libtomlplusplus-dev, libtomlplusplus3, librandom123-dev; and, if carried, pkgconf-bin and libpkgconf3 for a
+#      machine without pkg-config) with dpkg -x into a scratch prefix;
 #   2. builds the CUDA backend and the HIP backend on HIP's NVIDIA platform (-DEMPRISM_BACKEND=HIP
 #      -DEMPRISM_HIP_PLATFORM=nvidia) from the same tree: the program, the GPU tests (emprism_gpu_tests and the
 #      distributed test, which ctest -L gpu runs on the device with 1, 2 and 4 ranks and every halo transport, the
@@ -25,10 +25,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$PWD
-debs=(libamdhip64-dev libtomlplusplus-dev libtomlplusplus3 librandom123-dev pkgconf-bin libpkgconf3)
+debs=(libamdhip64-dev libtomlplusplus-dev libtomlplusplus3 librandom123-dev)
+optional_debs=(pkgconf-bin libpkgconf3)  # a pkg-config, used when carried (for a machine without one)
 if [ "${1:-}" = --fetch-debs ]; then
   mkdir -p .debs
-  (cd .debs && apt-get download "${debs[@]}")
+  (cd .debs && apt-get download "${debs[@]}" "${optional_debs[@]}")
   ls -l .debs
   exit 0
 fi
@@ -64,16 +65,19 @@ nvcc_bin=$(command -v nvcc || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")
 # 1. The carried packages, unpacked (nothing is installed).
 prefix=$work/prefix
 mkdir -p "$prefix"
-for p in "${debs[@]}"; do
+for p in "${debs[@]}" "${optional_debs[@]}"; do
   shopt -s nullglob
   found=(.debs/"${p}"_*.deb)
   shopt -u nullglob
-  if [ ${#found[@]} -eq 0 ]; then
+  if [ ${#found[@]} -gt 0 ]; then
+    dpkg -x "${found[0]}" "$prefix"
+  elif [[ " ${debs[*]} " == *" $p "* ]]; then
     say "no .debs/${p}_*.deb (run jobs/device/hip_nvidia.sh --fetch-debs here and carry .debs)"
     exit 2
   fi
-  dpkg -x "${found[0]}" "$prefix"
 done
+pkgconf_arg=()
+[ ! -x "$prefix/usr/bin/pkgconf" ] || pkgconf_arg=(-DPKG_CONFIG_EXECUTABLE="$prefix/usr/bin/pkgconf")
 pcdir=$prefix/usr/lib/x86_64-linux-gnu/pkgconfig
 sed -i "s|^prefix=.*|prefix=$prefix/usr|" "$pcdir"/tomlplusplus.pc
 export PKG_CONFIG_PATH=$pcdir LD_LIBRARY_PATH=$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -87,7 +91,7 @@ build() {  # build DIR CMAKE_ARGS...: exit status in DIR.rc
   shift
   if cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_CUDA_COMPILER="$nvcc_bin" -DCMAKE_PREFIX_PATH="$prefix/usr" \
-    -DPKG_CONFIG_EXECUTABLE="$prefix/usr/bin/pkgconf" "$@" > "$logs/$(basename "$dir").cmake.log" 2>&1 &&
+    "${pkgconf_arg[@]}" "$@" > "$logs/$(basename "$dir").cmake.log" 2>&1 &&
     cmake --build "$dir" -j $(((jobs + 1) / 2)) --target emprism-mpi emprism_gpu_tests test_distributed_mpi \
       h5_compare \
       > "$logs/$(basename "$dir").build.log" 2>&1; then
