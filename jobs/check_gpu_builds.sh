@@ -1,71 +1,92 @@
 #!/usr/bin/env bash
-# check_gpu_builds.sh: builds the two GPU backends on a machine without a GPU (CI) and prints each kernel's
-# resources as the compilers report them:
-#   HIP  with hipcc for gfx90a (MI250X GCD):  -Rpass-analysis=kernel-resource-usage (VGPRs, SGPRs, scratch, occupancy)
-#   CUDA with nvcc for sm_90 (H100/H200):      -Xptxas -v (registers, spill stores/loads)
-# It compiles and links the program and the test programs (nothing runs: no GPU). A build failure exits non-zero.
-# Usage: jobs/check_gpu_builds.sh [hip|cuda|all]   (default all). Needs: hipcc + libamdhip64-dev (Debian/Ubuntu
-# packages "hipcc libamdhip64-dev"; installed here if missing) and nvcc (CUDA_HOME, default /usr/local/cuda).
+# check_gpu_builds.sh: builds the GPU backends on a machine without a GPU (CI), prints each kernel's resources as the
+# compilers report them and fails when a hot kernel spills or exceeds its register budget (kernels/register_budgets.txt,
+# checked by jobs/check_registers.py):
+#   hip         HIP with hipcc for gfx90a (MI250X GCD): -Rpass-analysis=kernel-resource-usage (VGPRs, AGPRs, SGPRs,
+#               scratch, occupancy); the budgets' hip lines
+#   cuda        CUDA with nvcc for sm_90 (H100/H200): -Xptxas -v (registers, spill stores/loads); the cuda lines
+#   hip-nvidia  HIP on its NVIDIA platform: the HIP source with nvcc for sm_90 and HIP's own headers, taken from the
+#               libamdhip64-dev package unpacked with dpkg -x into build-hip-nvidia/hip-prefix (as on a GPU machine
+#               without HIP, jobs/device/hip_nvidia.sh), linked against cudart; builds the program and what
+#               ctest -L gpu runs (the other tests are host code compiled as in the cuda build); the budgets' cuda lines
+# It compiles and links (nothing runs: no GPU). A build failure or a broken budget exits non-zero.
+# Usage: jobs/check_gpu_builds.sh [hip|cuda|hip-nvidia|all]   (default all = the three). Needs: hipcc and
+# libamdhip64-dev (Debian/Ubuntu packages "hipcc libamdhip64-dev"; installed here if missing; hip-nvidia takes the
+# .deb from .debs/, apt's cache or apt-get download) and nvcc (CUDA_HOME, default /usr/local/cuda).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 what=${1:-all}
 jobs=$(nproc 2> /dev/null || echo 2)
 cuda_home=${CUDA_HOME:-/usr/local/cuda}
+case $what in hip | cuda | hip-nvidia | all) ;; *)
+  echo "usage: jobs/check_gpu_builds.sh [hip|cuda|hip-nvidia|all]" >&2
+  exit 2
+  ;;
+esac
+want() { [ "$what" = "$1" ] || [ "$what" = all ]; }
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
-# Demangled, one line per kernel: the functor of the generic kernel and its resources.
-report() {
-  python3 - "$1" "$2" << 'PY'
-import re, subprocess, sys
-kind, log = sys.argv[1], open(sys.argv[2]).read()
-rows = []
-if kind == "hip":
-    for m in re.finditer(r"Function Name: (\S+)(.*?)LDS Size \[bytes/block\]: (\d+)", log, re.S):
-        body = m.group(2)
-        get = lambda k: re.search(re.escape(k) + r": (\d+)", body).group(1)
-        vgpr, sgpr = get("VGPRs"), get("SGPRs")
-        scratch, occ = get("ScratchSize [bytes/lane]"), get("Occupancy [waves/SIMD]")
-        rows.append((m.group(1), f"VGPRs {vgpr:>3}  SGPRs {sgpr:>3}  scratch {scratch:>3} B/lane  occupancy {occ} waves/SIMD"))
-else:
-    for m in re.finditer(r"Function properties for (\S+)\n\s*(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads\n"
-                         r"ptxas info\s*: Used (\d+) registers", log):
-        rows.append((m.group(1), f"registers {m.group(5):>3}  spill stores {m.group(3):>3} B  spill loads {m.group(4):>3} B  stack {m.group(2)} B"))
-seen = set()
-names = subprocess.run(["c++filt"], input="\n".join(r[0] for r in rows), capture_output=True, text=True).stdout.split("\n")
-for (mangled, res), name in zip(rows, names):
-    name = re.sub(r"emprism::|backend::|^void |\(.*$", "", name)
-    if name in seen:
-        continue
-    seen.add(name)
-    print(f"  {res}  {name}")
-print(f"  ({len(seen)} kernels)")
-PY
+# The report of one build, then the budgets of its backend (the kernel translation units are touched so that they
+# compile, and print their report, even in a reused build directory).
+# Further arguments: the targets to build (default all).
+build_and_check() {
+  local kind=$1 dir=$2
+  shift 2
+  local targets=()
+  [ $# -eq 0 ] || targets=(--target "$@")
+  touch "$repo"/src/physics/dirac.cpp "$repo"/src/physics/blas.cpp "$repo"/src/physics/peak.cpp
+  cmake --build "$dir" -j "$jobs" "${targets[@]}" > "$dir.log" 2>&1 || { tail -60 "$dir.log"; exit 1; }
+  echo "check_gpu_builds: $(basename "$dir") build OK; per-kernel resources and register budgets:"
+  python3 "$here/check_registers.py" "$kind" "$dir.log"
 }
 
-if [ "$what" = hip ] || [ "$what" = all ]; then
+if want hip; then
   if ! command -v hipcc > /dev/null; then
     echo "check_gpu_builds: installing hipcc libamdhip64-dev"
-    sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd=sudo
-    $sudo_cmd apt-get update -q > /dev/null
-    $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y -q hipcc libamdhip64-dev > /dev/null
+    as_root apt-get update -q > /dev/null
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q hipcc libamdhip64-dev > /dev/null
   fi
   echo "check_gpu_builds: HIP backend, hipcc, gfx90a"
   cmake -S "$repo" -B "$repo/build-hip" -DCMAKE_BUILD_TYPE=Release -DEMPRISM_BACKEND=HIP -DCMAKE_CXX_COMPILER=hipcc \
     -DEMPRISM_HIP_ARCH=gfx90a -DEMPRISM_RESOURCE_REPORT=ON > "$repo/build-hip.cmake.log"
-  touch "$repo"/src/physics/dirac.cpp "$repo"/src/physics/blas.cpp "$repo"/src/physics/peak.cpp  # the report is printed when they compile
-  cmake --build "$repo/build-hip" -j "$jobs" > "$repo/build-hip.log" 2>&1 || { tail -60 "$repo/build-hip.log"; exit 1; }
-  echo "check_gpu_builds: HIP gfx90a build OK; per-kernel resources (hot kernels and BLAS):"
-  report hip "$repo/build-hip.log"
+  build_and_check hip "$repo/build-hip"
 fi
 
-if [ "$what" = cuda ] || [ "$what" = all ]; then
-  [ -x "$cuda_home/bin/nvcc" ] || { echo "check_gpu_builds: no nvcc at $cuda_home/bin/nvcc (set CUDA_HOME)" >&2; exit 1; }
+if want cuda || want hip-nvidia; then
+  if [ ! -x "$cuda_home/bin/nvcc" ]; then
+    echo "check_gpu_builds: no nvcc at $cuda_home/bin/nvcc (set CUDA_HOME)" >&2
+    exit 1
+  fi
+fi
+
+if want cuda; then
   echo "check_gpu_builds: CUDA backend, nvcc, sm_90"
   cmake -S "$repo" -B "$repo/build-cuda" -DCMAKE_BUILD_TYPE=Release -DEMPRISM_BACKEND=CUDA \
     -DCMAKE_CUDA_COMPILER="$cuda_home/bin/nvcc" -DCMAKE_CUDA_ARCHITECTURES=90 -DEMPRISM_RESOURCE_REPORT=ON \
     > "$repo/build-cuda.cmake.log"
-  touch "$repo"/src/physics/dirac.cpp "$repo"/src/physics/blas.cpp "$repo"/src/physics/peak.cpp
-  cmake --build "$repo/build-cuda" -j "$jobs" > "$repo/build-cuda.log" 2>&1 || { tail -60 "$repo/build-cuda.log"; exit 1; }
-  echo "check_gpu_builds: CUDA sm_90 build OK; per-kernel resources:"
-  report cuda "$repo/build-cuda.log"
+  build_and_check cuda "$repo/build-cuda"
+fi
+
+if want hip-nvidia; then
+  dir=$repo/build-hip-nvidia
+  prefix=$dir/hip-prefix
+  if [ ! -f "$prefix/usr/include/hip/nvidia_detail/nvidia_hip_runtime.h" ]; then
+    shopt -s nullglob
+    debs=("$repo"/.debs/libamdhip64-dev_*.deb /var/cache/apt/archives/libamdhip64-dev_*.deb)
+    if [ ${#debs[@]} -eq 0 ]; then
+      mkdir -p "$dir/debs"
+      (cd "$dir/debs" && apt-get download libamdhip64-dev > /dev/null)
+      debs=("$dir"/debs/libamdhip64-dev_*.deb)
+    fi
+    shopt -u nullglob
+    mkdir -p "$prefix"
+    dpkg -x "${debs[0]}" "$prefix"
+  fi
+  echo "check_gpu_builds: HIP backend on the NVIDIA platform, nvcc, sm_90, HIP headers unpacked in $prefix"
+  cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DEMPRISM_BACKEND=HIP -DEMPRISM_HIP_PLATFORM=nvidia \
+    -DEMPRISM_HIP_INCLUDE_DIR="$prefix/usr/include" -DCMAKE_CUDA_COMPILER="$cuda_home/bin/nvcc" \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DEMPRISM_RESOURCE_REPORT=ON > "$dir.cmake.log"
+  # The program and the GPU tests: the rest is host code compiled as in the CUDA build.
+  build_and_check cuda "$dir" emprism-mpi emprism_gpu_tests test_distributed_mpi
 fi

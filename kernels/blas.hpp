@@ -20,6 +20,14 @@ EMPRISM_HD inline double site_norm2(const Spinor<R>& a) {
   return n;
 }
 
+// n + |h|^2 of a half spinor, summed as site_norm2 sums: the two chiral halves of a spinor in turn give its bits.
+template <typename R>
+EMPRISM_HD inline double add_norm2(double n, const HalfSpinor<R>& h) {
+  for (int s = 0; s < 2; ++s)
+    for (int c = 0; c < 3; ++c) n += double(h.h[s].c[c].re) * h.h[s].c[c].re + double(h.h[s].c[c].im) * h.h[s].c[c].im;
+  return n;
+}
+
 // <a, b> = sum conj(a) b, in double.
 template <typename R>
 EMPRISM_HD inline Sums<2> site_dot(const Spinor<R>& a, const Spinor<R>& b) {

@@ -20,19 +20,20 @@ struct LaunchCost {
   double bytes;  // minimum bytes for the whole call
 };
 
+// MinOccupancy picks a launch-bounds variant of the GPU kernel (kernels/backend/gpu.hpp); 0, the default, is none.
 // Runs without recording (parts of a composite operation that its caller times as a whole), on stream s.
-template <typename F>
+template <int MinOccupancy = 0, typename F>
 void run_kernel(std::int64_t n, const F& f, backend::Stream s = backend::compute_stream()) {
-  backend::parallel_for(n, f, s);
+  backend::parallel_for<MinOccupancy>(n, f, s);
 }
 
-template <typename F>
+template <int MinOccupancy = 0, typename F>
 void launch(MetricsRegistry& metrics, const LaunchCost& cost, std::int64_t n, const F& f) {
   const backend::Stream s = backend::compute_stream();
   const int t = metrics.start_timing(s);
-  backend::parallel_for(n, f, s);
+  backend::parallel_for<MinOccupancy>(n, f, s);
   metrics.stop_timing(t, s, cost.name, cost.flops, cost.bytes);
-  if (!metrics.has_resources(cost.name)) metrics.set_resources(cost.name, backend::resources<F>());
+  if (!metrics.has_resources(cost.name)) metrics.set_resources(cost.name, backend::resources<F, MinOccupancy>());
 }
 
 template <int N, typename F>

@@ -134,5 +134,16 @@ template <typename R>
 EMPRISM_HD inline HalfSpinor<R> operator*(Complex<R> z, const HalfSpinor<R>& h) {
   return HalfSpinor<R>{{z * h.h[0], z * h.h[1]}};
 }
+template <typename R>
+EMPRISM_HD inline HalfSpinor<R> operator*(R a, const HalfSpinor<R>& h) {
+  HalfSpinor<R> r;
+  for (int s = 0; s < 2; ++s)
+    for (int c = 0; c < 3; ++c) r.h[s].c[c] = a * h.h[s].c[c];
+  return r;
+}
+template <typename R>
+EMPRISM_HD inline HalfSpinor<R> operator+(const HalfSpinor<R>& a, const HalfSpinor<R>& b) {
+  return HalfSpinor<R>{{a.h[0] + b.h[0], a.h[1] + b.h[1]}};
+}
 
 }  // namespace emprism

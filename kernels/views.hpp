@@ -16,6 +16,10 @@
 
 namespace emprism {
 
+// A row of a blocked array (one block of every element) is addressed with 32-bit byte offsets on AMD GPUs
+// (BlockedArray::at), so it holds at most 2^32 / 16 elements: the sites per parity of a rank (Geometry refuses more).
+constexpr std::int64_t kMaxRowElements = (std::int64_t{1} << 32) / 16;
+
 struct alignas(16) Block16 {
   std::uint32_t w[4];
 };
@@ -38,13 +42,26 @@ struct BlockedArray {
   B* data = nullptr;
   int stride = 0;
 
+  // Block k of element i. On AMD GPUs: a row start that is the same for every thread (data + k stride) plus a
+  // 32-bit byte offset (i < kMaxRowElements), so all blocks of an element are addressed with scalar row bases and
+  // one shared 32-bit vector offset instead of a 64-bit vector address per block (fewer VGPRs). Elsewhere the
+  // plain index (nvcc allocates fewer registers for it in sm_90's hot kernels).
+  EMPRISM_HD B& at(int k, int i) const {
+    if constexpr (EMPRISM_AMDGPU) {
+      char* row = reinterpret_cast<char*>(data + k * stride);
+      return *reinterpret_cast<B*>(row + static_cast<std::uint32_t>(i) * static_cast<std::uint32_t>(sizeof(B)));
+    } else {
+      return data[k * stride + i];
+    }
+  }
+
   EMPRISM_HD T load(int i) const {
     union {
       T t;
       B b[kBlocks];
     } u;
     EMPRISM_UNROLL
-    for (int k = 0; k < kBlocks; ++k) u.b[k] = data[k * stride + i];
+    for (int k = 0; k < kBlocks; ++k) u.b[k] = at(k, i);
     return u.t;
   }
   EMPRISM_HD void store(int i, const T& t) const {
@@ -54,15 +71,47 @@ struct BlockedArray {
     } u;
     u.t = t;
     EMPRISM_UNROLL
-    for (int k = 0; k < kBlocks; ++k) data[k * stride + i] = u.b[k];
+    for (int k = 0; k < kBlocks; ++k) at(k, i) = u.b[k];
+  }
+  // Part of an element: the P that starts at block `first` of element i (P spans whole blocks), so a kernel can
+  // stream a large element (a clover site) through its registers piece by piece.
+  template <typename P>
+  EMPRISM_HD P load_part(int i, int first) const {
+    static_assert(sizeof(P) % sizeof(B) == 0, "a part spans whole blocks");
+    union {
+      P p;
+      B b[sizeof(P) / sizeof(B)];
+    } u;
+    EMPRISM_UNROLL
+    for (int k = 0; k < static_cast<int>(sizeof(P) / sizeof(B)); ++k) u.b[k] = at(first + k, i);
+    return u.p;
+  }
+  template <typename P>
+  EMPRISM_HD void store_part(int i, int first, const P& p) const {
+    static_assert(sizeof(P) % sizeof(B) == 0, "a part spans whole blocks");
+    union {
+      P p;
+      B b[sizeof(P) / sizeof(B)];
+    } u;
+    u.p = p;
+    EMPRISM_UNROLL
+    for (int k = 0; k < static_cast<int>(sizeof(P) / sizeof(B)); ++k) at(first + k, i) = u.b[k];
   }
 };
 
+// A chiral half of a spinor (spins 2b, 2b+1; b = 0 upper, 1 lower) has the shape of a HalfSpinor.
 template <typename R>
 struct SpinorView {
   BlockedArray<Spinor<R>> a;
+  static constexpr int kHalfBlocks = BlockedArray<Spinor<R>>::kBlocks / 2;
   EMPRISM_HD Spinor<R> load(int cb) const { return a.load(cb); }
   EMPRISM_HD void store(int cb, const Spinor<R>& v) const { a.store(cb, v); }
+  EMPRISM_HD HalfSpinor<R> load_half(int cb, int b) const {
+    return a.template load_part<HalfSpinor<R>>(cb, b * kHalfBlocks);
+  }
+  EMPRISM_HD void store_half(int cb, int b, const HalfSpinor<R>& h) const {
+    a.template store_part<HalfSpinor<R>>(cb, b * kHalfBlocks, h);
+  }
 };
 
 template <typename R>
@@ -81,7 +130,12 @@ struct GaugeView {
 template <typename R>
 struct CloverView {
   BlockedArray<CloverSite<R>> a;
+  static constexpr int kBlockBlocks = BlockedArray<CloverSite<R>>::kBlocks / 2;
   EMPRISM_HD CloverSite<R> load(int cb) const { return a.load(cb); }
+  // The 6x6 block b (acting on spins 2b, 2b+1) alone: half the registers of the whole site.
+  EMPRISM_HD CloverBlock<R> load_block(int cb, int b) const {
+    return a.template load_part<CloverBlock<R>>(cb, b * kBlockBlocks);
+  }
   EMPRISM_HD void store(int cb, const CloverSite<R>& c) const { a.store(cb, c); }
 };
 

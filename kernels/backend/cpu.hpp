@@ -17,7 +17,8 @@ namespace emprism::backend {
 
 inline int max_threads() { return omp_get_max_threads(); }
 
-template <typename F>
+// MinOccupancy (a GPU launch variant, kernels/backend/gpu.hpp) means nothing on the CPU.
+template <int MinOccupancy = 0, typename F>
 void parallel_for(std::int64_t n, const F& f, Stream = Stream{}) {
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < n; ++i) f(static_cast<int>(i));
@@ -56,7 +57,7 @@ PendingSums reduce_async(std::int64_t n, const F& f, Stream = Stream{}) {
 }
 
 // Kernel resources (registers, spills, occupancy) exist only on GPUs.
-template <typename F>
+template <typename F, int MinOccupancy = 0>
 KernelResources resources() {
   return KernelResources{};
 }

@@ -1,6 +1,7 @@
 // defs.hpp: the one place that knows which compiler sees the code. EMPRISM_HD marks functions that run
 // on host and device (empty on the CPU backend, __host__ __device__ under hipcc/nvcc); EMPRISM_UNROLL asks
-// the compiler at hand to unroll the next loop.
+// the compiler at hand to unroll the next loop; EMPRISM_AMDGPU is 1 in code compiled for an AMD GPU (the views'
+// addressing, kernels/views.hpp), else 0.
 // Who may include: every kernels/ header. No kernel body tests these macros.
 #pragma once
 
@@ -15,4 +16,9 @@
 #define EMPRISM_UNROLL  // nvcc's host pass: the host code of kernels is not hot
 #else
 #define EMPRISM_UNROLL _Pragma("GCC unroll 64")
+#endif
+#if defined(__AMDGCN__)
+#define EMPRISM_AMDGPU 1
+#else
+#define EMPRISM_AMDGPU 0
 #endif

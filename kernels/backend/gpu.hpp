@@ -25,9 +25,33 @@ constexpr int kBlock = EMPRISM_GPU_BLOCK;
 constexpr int kMaxReduceBlocks = 1024;
 
 template <typename F>
-__global__ void __launch_bounds__(kBlock) for_kernel(F f, int n) {
+__device__ inline void for_site(const F& f, int n) {
   const int i = static_cast<int>(blockIdx.x) * kBlock + static_cast<int>(threadIdx.x);
   if (i < n) f(i);
+}
+
+template <typename F>
+__global__ void __launch_bounds__(kBlock) for_kernel(F f, int n) {
+  for_site(f, n);
+}
+
+// Launch variants: MinOccupancy > 0 is __launch_bounds__'s second argument, in the platform's own unit (README,
+// "Registers on AMD GPUs"): HIP on AMD GPUs, waves per SIMD (amdgpu_waves_per_eu; 5 caps gfx90a at 96 VGPRs); CUDA
+// and HIP on NVIDIA GPUs, blocks of kBlock threads per SM (ptxas caps registers at 65536 / (MinOccupancy kBlock)).
+// 0, the default, is for_kernel without a second argument (nvcc treats an explicit 1 differently). An autotuner
+// may compile several variants of a kernel and pick one per device.
+template <typename F, int MinOccupancy>
+__global__ void __launch_bounds__(kBlock, MinOccupancy) for_kernel_bounded(F f, int n) {
+  for_site(f, n);
+}
+
+template <typename F, int MinOccupancy>
+constexpr auto for_kernel_of() {
+  static_assert(MinOccupancy >= 0, "MinOccupancy: 0 (no bound) or the minimum occupancy");
+  if constexpr (MinOccupancy == 0)
+    return &for_kernel<F>;
+  else
+    return &for_kernel_bounded<F, MinOccupancy>;
 }
 
 // Tree sum of one Sums<N> per thread in shared memory; thread 0 gets the block's total.
@@ -78,11 +102,11 @@ KernelResources query_resources(const void* kernel, int block);
 
 inline gpu::stream_t native(Stream s) { return static_cast<gpu::stream_t>(s.h); }
 
-template <typename F>
+template <int MinOccupancy = 0, typename F>
 void parallel_for(std::int64_t n, const F& f, Stream s = compute_stream()) {
   if (n <= 0) return;
   const int blocks = static_cast<int>((n + kBlock - 1) / kBlock);
-  for_kernel<F><<<blocks, kBlock, 0, native(s)>>>(f, static_cast<int>(n));
+  for_kernel_of<F, MinOccupancy>()<<<blocks, kBlock, 0, native(s)>>>(f, static_cast<int>(n));
   check_launch("kernel launch");
 }
 
@@ -103,9 +127,9 @@ PendingSums reduce_async(std::int64_t n, const F& f, Stream s = compute_stream()
   return p;
 }
 
-template <typename F>
+template <typename F, int MinOccupancy = 0>
 KernelResources resources() {
-  return query_resources(reinterpret_cast<const void*>(&for_kernel<F>), kBlock);
+  return query_resources(reinterpret_cast<const void*>(for_kernel_of<F, MinOccupancy>()), kBlock);
 }
 
 template <int N, typename F>

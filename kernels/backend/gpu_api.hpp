@@ -1,6 +1,7 @@
 // gpu_api.hpp: the HIP/CUDA runtime calls the program uses, as thin inline wrappers in namespace gpu, so the
 // rest of the code is written once: gpu::malloc maps to hipMalloc or cudaMalloc, and so on. This is the only
-// file that names hip* or cuda*. Streams are created non-blocking (no implicit synchronisation with the legacy
+// file that names hip* or cuda* (HIP on NVIDIA GPUs: the hip* calls, through HIP's headers and
+// kernels/backend/hip_nvidia.hpp). Streams are created non-blocking (no implicit synchronisation with the legacy
 // default stream, which the program does not use); copies take cudaMemcpyDefault (unified addressing), so one
 // wrapper serves every direction. Interprocess (IPC) memory and events: what the peer transport of comm/ maps.
 // Who may include: kernels/backend/gpu.hpp and runtime_gpu.cpp.
@@ -8,7 +9,9 @@
 
 #include <cstddef>
 
-#if defined(EMPRISM_BACKEND_HIP)
+#if defined(EMPRISM_BACKEND_HIP) && defined(EMPRISM_HIP_NVIDIA)
+#include "kernels/backend/hip_nvidia.hpp"  // HIP's NVIDIA platform (nvcc), usable with CUDA 13
+#elif defined(EMPRISM_BACKEND_HIP)
 #include <hip/hip_runtime.h>
 #else
 #include <cuda_runtime.h>
@@ -23,7 +26,11 @@ using func_attributes_t = hipFuncAttributes;
 using device_prop_t = hipDeviceProp_t;
 constexpr error_t kSuccess = hipSuccess;
 constexpr error_t kNotReady = hipErrorNotReady;
+#if defined(EMPRISM_HIP_NVIDIA)
+inline const char* backend_name() { return "HIP (NVIDIA platform)"; }
+#else
 inline const char* backend_name() { return "HIP"; }
+#endif
 using stream_t = hipStream_t;
 using ipc_mem_handle_t = hipIpcMemHandle_t;
 using ipc_event_handle_t = hipIpcEventHandle_t;

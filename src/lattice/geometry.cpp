@@ -4,6 +4,7 @@
 #include <string>
 
 #include "kernels/errors.hpp"
+#include "kernels/views.hpp"
 
 namespace emprism {
 
@@ -24,7 +25,9 @@ Geometry::Geometry(const Extents& global, const Extents& local, const Extents& o
     arg_.origin[mu] = origin[mu];
     arg_.partitioned[mu] = partitioned[mu] ? 1 : 0;
   }
-  if (volume_ / 2 > 0x7fffffff) throw InputError("lattice.extents: local volume too large for 32-bit site indices");
+  if (volume_ / 2 > kMaxRowElements)
+    throw InputError("lattice.extents: local volume " + std::to_string(volume_) + " too large: at most " +
+                     std::to_string(2 * kMaxRowElements) + " sites per rank (32-bit field offsets)");
   arg_.vh = static_cast<int>(volume_ / 2);
 }
 
