@@ -5,19 +5,20 @@
 # reader, each gauge file reader). Then
 #   1. runs the unit tests in emprism_tests once under the sanitizers (one process, gtest filter
 #      EMPRISM_SAN_FILTER; any sanitizer report fails the stage),
-#   2. runs each harness for EMPRISM_FUZZ_SECONDS (default 30) from its checked-in seed corpus tests/fuzz/corpus/<name>
+#   2. runs each harness for EMPRISM_FUZZ_SECONDS (default 20) from its checked-in seed corpus tests/fuzz/corpus/<name>
 #      (copied to a scratch directory, so the repository is not written), 1 s per input at most, 2 GB of memory;
 #      a crash, a sanitizer report, an uncaught exception or a timeout fails the stage and leaves the input in
 #      build-san/fuzz/<name>/ (crash-*, timeout-*, oom-*).
 # Prints the time of each step. Needs clang, libclang-rt-dev and libomp-dev (jobs/setup.sh installs them).
-# Environment: EMPRISM_FUZZ_SECONDS, EMPRISM_SAN_FILTER (default: every test but the end-to-end Cli.* ones, which
-# start the uninstrumented program), EMPRISM_SAN_BUILD_DIR (default build-san), EMPRISM_SAN_JOBS (default nproc).
+# Environment: EMPRISM_FUZZ_SECONDS (default 20), EMPRISM_SAN_FILTER (default: every test but the end-to-end Cli.*
+# ones, which start the uninstrumented program, and the two statistical heatbath plaquette runs, 2 minutes under
+# ASan), EMPRISM_SAN_BUILD_DIR (default build-san), EMPRISM_SAN_JOBS (default nproc).
 set -euo pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${EMPRISM_SAN_BUILD_DIR:-$REPO_ROOT/build-san}"
-SECONDS_PER_HARNESS="${EMPRISM_FUZZ_SECONDS:-30}"
-FILTER="${EMPRISM_SAN_FILTER:--Cli.*}"
+SECONDS_PER_HARNESS="${EMPRISM_FUZZ_SECONDS:-20}"
+FILTER="${EMPRISM_SAN_FILTER:--Cli.*:Heatbath.Plaquette*}"
 JOBS="${EMPRISM_SAN_JOBS:-$(nproc)}"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"  # Open MPI's and HDF5's one-time allocations are not leaks
@@ -28,12 +29,13 @@ step() { echo "fuzz.sh: $* ($(date -u +%H:%M:%S))"; }
 t0=$(date +%s)
 
 step "configure and build (clang, ASan+UBSan) in $BUILD"
+mkdir -p "$BUILD"
 cmake -S "$REPO_ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Debug -DEMPRISM_BACKEND=CPU -DEMPRISM_FUZZ=ON \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_CXX_FLAGS="-O1 -g $SAN -fsanitize=fuzzer-no-link" -DCMAKE_EXE_LINKER_FLAGS="$SAN" >"$BUILD.configure.log"
+  -DCMAKE_CXX_FLAGS="-O1 -g $SAN -fsanitize=fuzzer-no-link" -DCMAKE_EXE_LINKER_FLAGS="$SAN" >"$BUILD/fuzz-configure.log"
 HARNESSES=(fuzz_toml fuzz_gauge_ildg fuzz_gauge_nersc fuzz_gauge_openqcd fuzz_gauge_milc)
-cmake --build "$BUILD" -j "$JOBS" --target emprism_tests "${HARNESSES[@]}" >"$BUILD.build.log" 2>&1 ||
-  { tail -50 "$BUILD.build.log"; exit 1; }
+cmake --build "$BUILD" -j "$JOBS" --target emprism_tests "${HARNESSES[@]}" >"$BUILD/fuzz-build.log" 2>&1 ||
+  { tail -50 "$BUILD/fuzz-build.log"; exit 1; }
 t_build=$(date +%s)
 
 step "unit tests under ASan+UBSan (filter '$FILTER')"
@@ -46,7 +48,9 @@ for h in "${HARNESSES[@]}"; do
   name=${name#gauge_}
   work="$BUILD/fuzz/$name"
   rm -rf "$work" && mkdir -p "$work/corpus"
-  [[ -d "$REPO_ROOT/tests/fuzz/corpus/$name" ]] && cp "$REPO_ROOT/tests/fuzz/corpus/$name"/* "$work/corpus/" 2>/dev/null
+  if [[ -d "$REPO_ROOT/tests/fuzz/corpus/$name" ]]; then  # openqcd and milc start from an empty corpus
+    cp "$REPO_ROOT/tests/fuzz/corpus/$name"/* "$work/corpus/" 2>/dev/null || true
+  fi
   step "$h for $SECONDS_PER_HARNESS s"
   if ! (cd "$work" && "$BUILD/tests/fuzz/$h" -max_total_time="$SECONDS_PER_HARNESS" -timeout=1 -rss_limit_mb=2048 \
     -max_len=65536 -print_final_stats=1 corpus >"$work/log" 2>&1); then
