@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <sstream>
 
 #include "kernels/errors.hpp"
 
@@ -323,5 +324,64 @@ Document::Document(Document&&) noexcept = default;
 Document& Document::operator=(Document&&) noexcept = default;
 
 InputTable Document::root() const { return InputTable(&impl_->table, ""); }
+
+// ---- assignments over a text
+
+std::string Assignment::path() const { return (index < 0 ? table : element_path(table, index)) + "." + key; }
+
+namespace {
+
+// `v = <value>` parsed, or nullopt when it is not valid TOML.
+std::optional<toml::table> parse_value(std::string_view value) {
+  const std::string text = "v = " + std::string(value) + "\n";
+#if TOML_EXCEPTIONS
+  try {
+    return toml::parse(text);
+  } catch (const toml::parse_error&) {
+    return std::nullopt;
+  }
+#else
+  toml::parse_result r = toml::parse(text);
+  if (!r) return std::nullopt;
+  return std::move(r).table();
+#endif
+}
+
+// The table an assignment goes to (created when a plain table is absent).
+toml::table& assignment_table(toml::table& root, const Assignment& a) {
+  toml::node* node = root.get(a.table);
+  if (a.index < 0) {
+    if (node == nullptr) node = root.insert_or_assign(a.table, toml::table{}).first->second.as_table();
+    if (!node->is_table()) fail(a.table, "expected a table, got " + type_name_of(*node));
+    return *node->as_table();
+  }
+  toml::array* array = node ? node->as_array() : nullptr;
+  const std::size_t count = array ? array->size() : 0;
+  if (array == nullptr || static_cast<std::size_t>(a.index) >= count || !(*array)[a.index].is_table())
+    fail(element_path(a.table, a.index), "no such table (the input has " + std::to_string(count) + " [[" + a.table +
+                                             "]] table" + (count == 1 ? "" : "s") + ")");
+  return *(*array)[a.index].as_table();
+}
+
+}  // namespace
+
+bool is_toml_value(std::string_view value) {
+  const auto t = parse_value(value);
+  return t && t->size() == 1;
+}
+
+std::string assign(std::string_view text, const std::string& origin, const std::vector<Assignment>& assignments) {
+  Document doc(text, origin);
+  toml::table& root = doc.impl_->table;
+  for (const Assignment& a : assignments) {
+    auto value = parse_value(a.value);
+    if (!value || value->size() != 1) fail(a.path(), "not a TOML value: " + quoted(a.value));
+    toml::table& target = assignment_table(root, a);
+    value->get("v")->visit([&](auto& v) { target.insert_or_assign(a.key, v); });
+  }
+  std::ostringstream out;
+  out << root << "\n";
+  return out.str();
+}
 
 }  // namespace emprism::io

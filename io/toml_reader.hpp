@@ -76,6 +76,15 @@ class InputTable {
   std::string path_;
 };
 
+// One assignment made over a text by assign(): `table` ("dirac"), `index` (the element of an array of tables
+// "solve[index]", or -1 for a plain table), `key`, and `value` as TOML value text ("0.12", "\"heatbath\"", "[1, 2]").
+struct Assignment {
+  std::string table;
+  long index = -1;
+  std::string key, value;
+  std::string path() const;  // "dirac.kappa", "solve[1].tol"
+};
+
 // A parsed TOML text. `origin` names the text in syntax errors ("<input>" when empty).
 class Document {
  public:
@@ -86,9 +95,17 @@ class Document {
   InputTable root() const;
 
  private:
+  friend std::string assign(std::string_view, const std::string&, const std::vector<Assignment>&);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// `text` with every assignment made (the table created when absent), as TOML text (comments and layout are not kept).
+// InputError("<path>: ...") when a value is not a TOML value or its table is not there ("solve[3]" of two solves).
+std::string assign(std::string_view text, const std::string& origin, const std::vector<Assignment>& assignments);
+
+// Whether `value` is one TOML value (a number, string, boolean, array or inline table).
+bool is_toml_value(std::string_view value);
 
 // The whole text of a file; InputError("<path>: cannot read input file: <reason>").
 std::string read_input_file(const std::string& path);

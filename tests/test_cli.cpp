@@ -689,7 +689,7 @@ TEST(Cli, HeatbathEnsembleIsWrittenCheckedAndSolvedOn) {
                  dir.file("gen.h5") + "\"\n[metrics]\npeak = false\n");
   const RunResult gen = run_program(dir, {"gen.toml"});
   ASSERT_EQ(gen.exit_code, 0) << describe(gen);
-  EXPECT_NE(gen.out.find("heatbath sweep     7: plaquette"), std::string::npos) << gen.out;
+  EXPECT_NE(gen.out.find("heatbath sweep 7 of 7: plaquette"), std::string::npos) << gen.out;
   ASSERT_TRUE(fs::exists(dir.file("ens_000005.nersc")));
   ASSERT_TRUE(fs::exists(dir.file("ens_000007.nersc")));
 

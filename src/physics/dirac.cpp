@@ -320,4 +320,14 @@ void WilsonClover<R>::reconstruct(SpinorField<R>& x, const SpinorField<R>& b) {
 template class WilsonClover<float>;
 template class WilsonClover<double>;
 
+IterationCost cg_iteration_cost(int real_bytes) {
+  const double eo = 8 * 18 + 24 + 72 + 24, oe = eo + 24 + 24, oe_dag = 8 * 18 + 24 + 24 + 24;  // reals per site
+  const double cg_update = 6 * 24, axpby = 3 * 24;
+  IterationCost c;
+  c.flops = 2 * (kHopFlops + kCloverFlops) + (kHopFlops + 2 * kCloverFlops + kXpayFlops + kNormFlops) +
+            (kHopFlops + kXpayFlops) + 144 + 72;
+  c.bytes = (2 * eo + oe + oe_dag + cg_update + axpby) * real_bytes + 8;  // + the double |v|^2 per site
+  return c;
+}
+
 }  // namespace emprism

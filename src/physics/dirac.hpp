@@ -113,4 +113,12 @@ class WilsonClover {
   Buffer<double> site_norm_;      // oe_clover's |v|^2 per site
 };
 
+// Flops and minimum bytes per even site of one CG iteration on Mhat^dag Mhat with reals of `real_bytes` bytes: the four
+// kernels apply_mdagm launches (eo_clover, oe_clover with the fused |Mhat p|^2, eo_clover_dag, oe_clover_dag) plus
+// blas::cg_update and the p update (blas::axpby), each as its launcher reports it. For estimates (--dry-run).
+struct IterationCost {
+  double flops = 0, bytes = 0;
+};
+IterationCost cg_iteration_cost(int real_bytes);
+
 }  // namespace emprism

@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "comm/collectives.hpp"
 #include "comm/communicator.hpp"
@@ -23,13 +25,16 @@
 #include "io/logging.hpp"
 #include "kernels/backend/runtime.hpp"
 #include "kernels/errors.hpp"
+#include "src/physics/peak.hpp"
 #include "src/run/checkpoint.hpp"
 #include "src/run/execute.hpp"
 #include "src/run/gauge_setup.hpp"
 #include "src/run/input.hpp"
 #include "src/run/memory_check.hpp"
 #include "src/run/output_lock.hpp"
+#include "src/run/overrides.hpp"
 #include "src/run/parameters.hpp"
+#include "src/run/plan.hpp"
 #include "src/run/solver.hpp"
 #include "src/run/tasks.hpp"
 
@@ -70,11 +75,33 @@ void log_dry_run(const Config& cfg, const ProcessGrid& grid) {
                  host / (1024.0 * 1024.0));
 }
 
+// --dry-run: the solves in order with their estimated times, on stdout whatever the log level (rank 0).
+void print_solve_plan(const Config& cfg, const ProcessGrid& grid, const RunState& previous, const Communicator& comm) {
+  if (comm.rank() != 0) return;
+  AssumedBandwidth bw = nominal_bandwidth();
+  if (cfg.metrics.peak) {
+    const PeakBandwidth p = measure_peak_bandwidth();
+    bw = {p.peak_gbs,
+          fmt::format("the measured peak {:.1f} GB/s of rank 0 (copy, triad and read streams)", p.peak_gbs)};
+  }
+  std::set<std::string> complete;
+  for (const CompleteSolve& c : previous.solves) complete.insert(c.name);
+  std::fputs(solve_plan(cfg, grid, bw, complete).c_str(), stdout);
+  std::fflush(stdout);
+}
+
+// The subcommands, for --help (one line each; each has its own --help).
+constexpr char kSubcommands[] =
+    "Subcommands (emprism-mpi SUBCOMMAND --help for their options):\n"
+    "  gauge-info FILE [--format F]  check a gauge configuration file (ILDG, NERSC, openQCD, MILC) and print one "
+    "JSON line: format, extents, precision, checksum, plaquette, link trace";
+
 // What the command line asks for.
 struct CommandLine {
   std::string input;
   bool dry_run = false, resume = false;
   std::string log_level;
+  std::vector<std::string> settings;  // --set table.key=value, in the order given
 };
 
 // The state every rank agreed on before any work.
@@ -102,7 +129,7 @@ void lock_output(const CommandLine& cl, const Config& cfg, Communicator& comm, O
 // output's lock. Creates nothing else.
 Validated validate(const CommandLine& cl, Communicator& comm, OutputLock& lock) {
   Validated v;
-  v.cfg = load_config(cl.input);
+  v.cfg = load_config(cl.input, cl.settings);
   Config& cfg = v.cfg;
   if (!cl.log_level.empty()) cfg.log.level = cl.log_level;
   if (cl.resume) cfg.output.resume = true;
@@ -155,6 +182,7 @@ int run_validated(const Validated& v, const CommandLine& cl, Communicator& comm,
   }
   if (cl.dry_run) {
     log_dry_run(cfg, grid);
+    print_solve_plan(cfg, grid, previous, comm);
     return kExitOk;
   }
   return execute(cfg, comm, grid);
@@ -180,7 +208,7 @@ int cli_exit(const CLI::App& cli, const CLI::ParseError& e, const Communicator& 
 
 // "<input>: <message>" unless the message names the input already.
 std::string with_input(const CommandLine& cl, const std::string& message) {
-  return message.rfind(cl.input, 0) == 0 ? message : cl.input + ": " + message;
+  return message.rfind(cl.input, 0) == 0 || message.rfind("--set ", 0) == 0 ? message : cl.input + ": " + message;
 }
 
 // After a failed run (rank 0): where the complete solves are kept, if any.
@@ -295,10 +323,26 @@ int run_main(int argc, char** argv) {
       "emprism-mpi"};
   CommandLine cl;
   cli.add_option("input", cl.input, "TOML input file")->required();
-  cli.add_flag("--dry-run", cl.dry_run, "validate the input, print the decomposition and memory estimate, and exit");
+  cli.add_flag("--dry-run", cl.dry_run,
+               "validate the input, print the solves it would run (type, precision, tolerance, sources, estimated "
+               "time), the decomposition and the memory estimate, and exit");
   cli.add_flag("--resume", cl.resume,
                "as output.resume = true: continue an interrupted run from <output.file>.partial (same input)");
-  cli.add_option("--log-level", cl.log_level, "override log.level (trace, debug, info, warn, error)");
+  cli.add_option("--log-level", cl.log_level, "override log.level (trace, debug, info, warn, error)")
+      ->check([](const std::string& level) {
+        try {
+          io::check_log_level(level);
+          return std::string();
+        } catch (const InputError& e) {
+          return std::string(e.what());
+        }
+      });
+  cli.add_option("--set", cl.settings,
+                 "set an input key over the file's value, as if it were in the file (repeatable): "
+                 "--set dirac.kappa=0.1365 --set solve[0].tol=1e-10; /input records the effective input")
+      ->type_name("TABLE.KEY=VALUE")
+      ->allow_extra_args(false);
+  cli.footer(kSubcommands);
   cli.set_version_flag("--version", std::string("emprism-mpi ") + EMPRISM_VERSION + " (git " + EMPRISM_GIT_HASH +
                                         ", backend " + EMPRISM_BACKEND_NAME + ")");
   try {

@@ -128,9 +128,10 @@ void log_kernel_table(const MetricsRegistry& m) {
   }
 }
 
-// What the set-up produced before the output file is opened.
+// The gauge field solved on, for /gauge and the resume check.
 struct GaugeSummary {
-  double plaquette = 0, link_trace = 0;  // of the field made by gauge.source (before [generate])
+  double plaquette = 0, link_trace = 0;  // of the field solved on (after [generate] when there is one)
+  GaugeOrigin origin;
 };
 
 // Root attributes, /input and /gauge (links of the field solved on when output.write_gauge), flushed.
@@ -154,12 +155,32 @@ void write_header(CheckpointStore& store, const Config& cfg, Communicator& comm,
   gi.source = choice_name(cfg.gauge.source);
   gi.plaquette = summary.plaquette;
   gi.link_trace = summary.link_trace;
+  gi.file = summary.origin.file;
+  gi.format = summary.origin.format;
+  gi.checksum = summary.origin.checksum;
   const Geometry& geom = gauge.geometry();
   std::vector<std::complex<double>> links;
   if (cfg.output.write_gauge) links = gauge_to_natural(gauge);
   write_gauge(store.file(), gi, BlockLayout{geom.global(), geom.local(), geom.origin()},
               cfg.output.write_gauge ? &links : nullptr);
   store.flush();
+}
+
+// The field of gauge.source, then [generate]'s configurations; the summary is of the field solved on.
+HostGauge gauge_field(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
+                      GaugeSummary& summary) {
+  HostGauge gauge = make_gauge(cfg, geom, grid, comm, &summary.origin);
+  summary.plaquette = plaquette(gauge, &comm);
+  summary.link_trace = link_trace(gauge, &comm);
+  spdlog::info("gauge field: {}, plaquette {:.12f}, link trace {:.12f}", gauge_description(cfg), summary.plaquette,
+               summary.link_trace);
+  if (!cfg.generate.enabled) return gauge;
+  GenerateTask(cfg).execute(gauge, grid, comm, &summary.origin);
+  summary.plaquette = plaquette(gauge, &comm);
+  summary.link_trace = link_trace(gauge, &comm);
+  spdlog::info("gauge field solved on: {}, plaquette {:.12f}, link trace {:.12f}", summary.origin.file,
+               summary.plaquette, summary.link_trace);
+  return gauge;
 }
 
 // Every task not already complete in the store, each marked complete when written; true when all converged.
@@ -179,7 +200,9 @@ bool run_tasks(const Config& cfg, TaskContext& ctx, CheckpointStore& store) {
     } catch (const NonFiniteError& e) {
       throw NonFiniteError("solve '" + task->name() + "': " + e.what());
     }
+    auto t = std::chrono::steady_clock::now();
     store.mark_complete(task->name());  // flushed: a crash from here on does not lose this solve
+    add_time(ctx, &PhaseTimes::io, t);
     run_test_hooks(++done, ctx.comm, store.temp_path());
   }
   return all;
@@ -197,14 +220,20 @@ CheckpointOptions store_options(const Config& cfg, double plaquette) {
   return options;
 }
 
-void log_summary(double total, const RankTimes& mine, const HaloStats& halo, const MetricsRegistry& metrics,
-                 const std::string& file) {
-  spdlog::info(
-      "timing summary (rank 0): {:.3f} s in total, {:.3f} s computing, {:.3f} s waiting for halos, "
-      "{:.3f} s in reductions ({:.2f} per CG iteration, {:.3f} s waiting for the device's partial sums)",
-      total, mine.compute_s, mine.halo_wait_s, mine.reduction_s, mine.reductions_per_iteration, mine.reduction_wait_s);
+void log_summary(double total, const PhaseTimes& t, const RankTimes& mine, const HaloStats& halo,
+                 const MetricsRegistry& metrics, const std::string& file) {
   log_comm_table(halo.rows);
   log_kernel_table(metrics);
+  const double other = total - (t.setup + t.gauge + t.sources + t.solves + t.contractions + t.io);
+  spdlog::info(
+      "timing summary (rank 0): {:.3f} s in total = set-up {:.3f} + gauge field {:.3f} + sources {:.3f} + solves "
+      "{:.3f} + contractions {:.3f} + I/O {:.3f} + other {:.3f} s (other = total - the rest: logging, skipped "
+      "solves, waits between phases)",
+      total, t.setup, t.gauge, t.sources, t.solves, t.contractions, t.io, other);
+  spdlog::info(
+      "timing summary (rank 0): in the kernels {:.3f} s computing, {:.3f} s waiting for halos, {:.3f} s in "
+      "reductions ({:.2f} per CG iteration, {:.3f} s waiting for the device's partial sums)",
+      mine.compute_s, mine.halo_wait_s, mine.reduction_s, mine.reductions_per_iteration, mine.reduction_wait_s);
   spdlog::info("wrote {}", file);
 }
 
@@ -212,6 +241,13 @@ void log_summary(double total, const RankTimes& mine, const HaloStats& halo, con
 
 int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
   const auto t_start = std::chrono::steady_clock::now();
+  auto t = t_start;
+  PhaseTimes times;
+  const auto phase = [&](double& into) {
+    const auto now = std::chrono::steady_clock::now();
+    into += std::chrono::duration<double>(now - t).count();
+    t = now;
+  };
   const Extents& global = cfg.lattice.extents;
   const Geometry geom(global, grid.local_extents(global), grid.origin(global), grid.partitioned);
   MetricsRegistry metrics;
@@ -222,11 +258,10 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
     spdlog::info("empirical peak bandwidth (rank 0): copy {:.1f}, triad {:.1f}, read {:.1f} GB/s; peak {:.1f} GB/s",
                  p.copy_gbs, p.triad_gbs, p.read_gbs, p.peak_gbs);
   }
-  HostGauge gauge = make_gauge(cfg, geom, grid, comm);
-  const GaugeSummary summary{plaquette(gauge, &comm), link_trace(gauge, &comm)};
-  spdlog::info("gauge field: {}, plaquette {:.12f}, link trace {:.12f}", gauge_description(cfg), summary.plaquette,
-               summary.link_trace);
-  if (cfg.generate.enabled) GenerateTask(cfg).execute(gauge, grid, comm);
+  phase(times.setup);
+  GaugeSummary summary;
+  HostGauge gauge = gauge_field(cfg, geom, grid, comm, summary);
+  phase(times.gauge);
   const DiracParams dirac = dirac_params(cfg);
   const HostClover clover = make_clover(gauge, dirac.kappa, dirac.csw);
 
@@ -239,15 +274,18 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
     write_header(store, cfg, comm, grid, gauge, summary, options.physics_inputs);
 
     const std::unique_ptr<Solver> solver = make_solver(cfg.solver.precision, ctx, geom, gauge, clover, dirac);
-    TaskContext tasks{cfg, comm, grid, geom, metrics, gauge, dirac, *solver, store.file()};
+    phase(times.setup);
+    TaskContext tasks{cfg, comm, grid, geom, metrics, gauge, dirac, *solver, store.file(), &times};
     const bool all_converged = run_tasks(cfg, tasks, store);
 
+    t = std::chrono::steady_clock::now();
     const HaloStats halo = solver->halo(comm.rank());
     const RankTimes mine = rank_times(comm, metrics, halo);
     write_metrics(store.file(), metrics.table(), metrics.peak(), mine);
     write_comm_metrics(store.file(), halo.rows);
     store.commit();
-    log_summary(seconds_since(t_start), mine, halo, metrics, cfg.output.file);
+    phase(times.io);
+    log_summary(seconds_since(t_start), times, mine, halo, metrics, cfg.output.file);
     return all_converged ? kExitOk : kExitNotConverged;
   } catch (const Agreed&) {  // every rank alike: close the file together, its complete solves stay readable
     store.close_after_agreed_failure();

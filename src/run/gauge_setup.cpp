@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "io/gauge/gauge_file.hpp"
 #include "kernels/errors.hpp"
 #include "src/physics/heatbath.hpp"
+#include "src/run/progress.hpp"
 
 namespace emprism::run {
 
@@ -22,6 +24,23 @@ HeatbathParams heatbath_params(const GaugeConfig& g) {
   p.or_per_sweep = g.or_per_sweep;
   p.seed = g.seed;
   return p;
+}
+
+// Heatbath sweeps first, first + 1, ... (`sweeps` of them), each logged as it ends (rank 0, flushed):
+// "heatbath sweep k of n: plaquette P, s/sweep, ETA", n counting the thermalisation and [generate] together.
+void run_sweeps(HostGauge& u, const Config& cfg, int sweeps, std::uint64_t first, const ProcessGrid& grid,
+                Communicator& comm) {
+  const HeatbathParams p = heatbath_params(cfg.gauge);
+  const GenerateConfig& gen = cfg.generate;
+  const std::uint64_t total =
+      static_cast<std::uint64_t>(cfg.gauge.sweeps) + (gen.enabled ? std::uint64_t(gen.count) * gen.every : 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < sweeps; ++i) {
+    const double plaq = thermalise(u, p, 1, &grid, comm, first + static_cast<std::uint64_t>(i)).back();
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    spdlog::info("heatbath sweep {} of {}: plaquette {:.12f}, {:.3f} s/sweep, {}", first + i + 1, total, plaq,
+                 elapsed / (i + 1), eta_text(elapsed, i + 1, static_cast<double>(total - first)));
+  }
 }
 
 }  // namespace
@@ -42,7 +61,8 @@ std::string gauge_description(const Config& cfg) {
   return "unit";
 }
 
-HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm) {
+HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
+                     GaugeOrigin* origin) {
   const GaugeConfig& g = cfg.gauge;
   switch (g.source) {
     case GaugeSource::Random: {
@@ -59,14 +79,13 @@ HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid&
         throw AgreedInputError(std::string("gauge.file: ") + e.what());
       }
       spdlog::info("read {} ({}, {}-bit, checksum {})", g.file, info.format, info.precision_bits, info.checksum);
+      if (origin) *origin = GaugeOrigin{g.file, info.format, info.checksum};
       return u;
     }
     case GaugeSource::Heatbath: {
       HostGauge u = make_unit_gauge(geom);
       u.fill_halo(&grid);
-      const std::vector<double> plaq = thermalise(u, heatbath_params(g), g.sweeps, &grid, comm);
-      for (std::size_t i = 0; i < plaq.size(); ++i)
-        spdlog::info("heatbath sweep {:5d}: plaquette {:.12f}", i + 1, plaq[i]);
+      run_sweeps(u, cfg, g.sweeps, 0, grid, comm);
       return u;
     }
     case GaugeSource::Unit:
@@ -100,15 +119,16 @@ void check_generate_output(const Config& cfg) {
   }
 }
 
-void GenerateTask::execute(HostGauge& u, const ProcessGrid& grid, Communicator& comm) const {
+void GenerateTask::execute(HostGauge& u, const ProcessGrid& grid, Communicator& comm, GaugeOrigin* origin) const {
   const GenerateConfig& gen = cfg_.generate;
   std::uint64_t sweep = static_cast<std::uint64_t>(cfg_.gauge.sweeps);
   for (int c = 0; c < gen.count; ++c) {
-    const std::vector<double> plaq = thermalise(u, heatbath_params(cfg_.gauge), gen.every, &grid, comm, sweep);
-    for (double p : plaq) spdlog::info("heatbath sweep {:5d}: plaquette {:.12f}", ++sweep, p);
+    run_sweeps(u, cfg_, gen.every, sweep, grid, comm);
+    sweep += static_cast<std::uint64_t>(gen.every);
     const std::string path = generate_path(cfg_, c);
     io::write_gauge_file(path, gen.format, u, &grid, comm);
-    spdlog::info("configuration {} of {}: wrote {} (plaquette {:.12f})", c + 1, gen.count, path, plaq.back());
+    spdlog::info("configuration {} of {}: wrote {} (plaquette {:.12f})", c + 1, gen.count, path, plaquette(u, &comm));
+    if (origin) *origin = GaugeOrigin{path, gen.format == GaugeFormat::Ildg ? "ildg" : "nersc", "written"};
   }
 }
 

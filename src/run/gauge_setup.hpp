@@ -13,8 +13,17 @@
 
 namespace emprism::run {
 
-// This rank's block of the gauge field, halo filled (collective).
-HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm);
+// Where the field solved on comes from, for /gauge's attributes file, format and checksum: the file read ("ok": its
+// checksums matched the links read; "none": it has none) or the last configuration [generate] wrote ("written": with
+// the checksums of these links); "none" for unit, random and heatbath fields.
+struct GaugeOrigin {
+  std::string file = "none", format = "none", checksum = "none";
+};
+
+// This rank's block of the gauge field, halo filled (collective); `origin` (optional) says where it came from. The
+// heatbath logs each sweep as it ends (sweep k of n, plaquette, seconds per sweep, ETA).
+HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
+                     GaugeOrigin* origin = nullptr);
 
 // "random (width 0.5, seed 3)", "file conf.lime", "heatbath (beta 6, 200 sweeps, ...)", "unit": for the log.
 std::string gauge_description(const Config& cfg);
@@ -30,7 +39,8 @@ void check_generate_output(const Config& cfg);
 class GenerateTask {
  public:
   explicit GenerateTask(const Config& cfg) : cfg_(cfg) {}
-  void execute(HostGauge& u, const ProcessGrid& grid, Communicator& comm) const;
+  // `origin` (optional) receives the last file written (the field solved on).
+  void execute(HostGauge& u, const ProcessGrid& grid, Communicator& comm, GaugeOrigin* origin = nullptr) const;
 
  private:
   const Config& cfg_;

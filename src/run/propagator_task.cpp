@@ -12,6 +12,7 @@
 #include "src/physics/smearing.hpp"
 #include "src/physics/sources.hpp"
 #include "src/run/parameters.hpp"
+#include "src/run/progress.hpp"
 #include "src/run/schema.hpp"
 #include "src/run/tasks.hpp"
 
@@ -104,6 +105,7 @@ void PropagatorTask::log_start(const CgParams& cp, const SourceSmearer& smearer)
 bool PropagatorTask::solve_column(TaskContext& ctx, const SourceSmearer& smearer, int k, CgParams cp, Propagator& prop,
                                   PropagatorRecord& rec) const {
   const SolveConfig& sc = solve_;
+  auto t = std::chrono::steady_clock::now();
   SourceParams column;
   column.site = sc.site;
   column.spin = k / 3;
@@ -117,10 +119,12 @@ bool PropagatorTask::solve_column(TaskContext& ctx, const SourceSmearer& smearer
                        steps * slice * kQuarkSmearingBytesPerSite);
   }
   cp.progress = [&](int it, double rel, double secs) {
-    spdlog::info("solve '{}' (spin {}, colour {}): iteration {:6d}  residual {:.3e}  ({:.1f} it/s)", sc.name,
-                 column.spin, column.colour, it, rel, it / secs);
+    spdlog::info("solve '{}' column {} of 12 (spin {}, colour {}): iteration {:6d}  residual {:.3e}  {}", sc.name,
+                 k + 1, column.spin, column.colour, it, rel, cg_progress_text(it, rel, secs, cp.tol));
   };
+  add_time(ctx, &PhaseTimes::sources, t);
   const CgResult r = ctx.solver.solve(source, cp, &prop.columns[k]);
+  add_time(ctx, &PhaseTimes::solves, t);
   rec.residual_history[k] = r.history;
   rec.iterations[k] = r.iterations;
   rec.restarts[k] = r.restarts;
@@ -128,12 +132,15 @@ bool PropagatorTask::solve_column(TaskContext& ctx, const SourceSmearer& smearer
   rec.seconds[k] = r.seconds;
   rec.converged[k] = r.converged;
   if (r.converged) {
-    spdlog::info("solve '{}' (spin {}, colour {}): converged in {} iterations, true residual {:.3e}, {:.3f} s", sc.name,
-                 column.spin, column.colour, r.iterations, r.true_residual, r.seconds);
+    spdlog::info(
+        "solve '{}' column {} of 12 (spin {}, colour {}): converged in {} iterations, true residual {:.3e}, "
+        "{:.3f} s",
+        sc.name, k + 1, column.spin, column.colour, r.iterations, r.true_residual, r.seconds);
   } else {
     spdlog::warn(
-        "solve '{}' (spin {}, colour {}): NOT converged after {} iterations: true residual {:.3e} > tol {:.1e}",
-        sc.name, column.spin, column.colour, r.iterations, r.true_residual, cp.tol);
+        "solve '{}' column {} of 12 (spin {}, colour {}): NOT converged after {} iterations: true residual {:.3e} > "
+        "tol {:.1e}",
+        sc.name, k + 1, column.spin, column.colour, r.iterations, r.true_residual, cp.tol);
   }
   return r.converged;
 }
@@ -153,6 +160,7 @@ void PropagatorTask::log_end(const CorrelatorRecord& corr, bool all, double seco
 bool PropagatorTask::execute(TaskContext& ctx) const {
   const SolveConfig& sc = solve_;
   const auto t_start = std::chrono::steady_clock::now();
+  auto t = t_start;
   const SourceSmearer smearer(ctx.gauge, sc.site[3], sc.smearing, &ctx.grid, &ctx.comm);
   if (sc.smearing.link_kind != LinkSmearingKind::None) {
     const double steps = sc.smearing.link_steps, slice = static_cast<double>(smearer.slice_sites());
@@ -166,14 +174,24 @@ bool PropagatorTask::execute(TaskContext& ctx) const {
   rec.inputs = solve_attributes(ctx.cfg, sc);
   rec.smeared_plaquette = smearer.spatial_plaquette();
   const CgParams cp = cg_params(ctx.cfg, sc);
+  add_time(ctx, &PhaseTimes::sources, t);
   log_start(cp, smearer);
   Propagator prop;
   bool all = true;
-  for (int k = 0; k < 12; ++k) all = solve_column(ctx, smearer, k, cp, prop, rec) && all;
+  const auto t_columns = std::chrono::steady_clock::now();
+  for (int k = 0; k < 12; ++k) {
+    all = solve_column(ctx, smearer, k, cp, prop, rec) && all;
+    const double elapsed = seconds_since(t_columns);
+    spdlog::info("solve '{}': column {} of 12 done, {} so far, {}", sc.name, k + 1, duration_text(elapsed),
+                 eta_text(elapsed, k + 1, 12));
+  }
+  t = std::chrono::steady_clock::now();
   const CorrelatorRecord corr = correlator_record(sc, ctx, prop);
+  add_time(ctx, &PhaseTimes::contractions, t);
   rec.columns = &prop.columns;
   write_propagator(ctx.file, rec, BlockLayout{ctx.geom.global(), ctx.geom.local(), ctx.geom.origin()});
   write_correlators(ctx.file, corr);
+  add_time(ctx, &PhaseTimes::io, t);
   log_end(corr, all, seconds_since(t_start));
   return all;
 }

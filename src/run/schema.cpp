@@ -20,6 +20,13 @@ using io::h5::Object;
 
 namespace {
 
+// Axis names of the datasets (attribute `dims`, slowest first; docs/conventions.md section 13).
+constexpr char kSpinorDims[] = "t,z,y,x,spin,colour";
+constexpr char kPropagatorDims[] = "source_spin,source_colour,t,z,y,x,spin,colour";
+constexpr char kLinkDims[] = "t,z,y,x,mu,row,col";
+constexpr char kTimeDims[] = "t";
+constexpr char kLatticeUnits[] = "lattice units";
+
 void check_name(const File& file, const std::string& name, const std::string& what, const std::string& rule) {
   if (name.empty() || name == "." || name.find('/') != std::string::npos)
     throw RuntimeFailure("HDF5 output '" + file.label() + "': cannot write " + what + " '" + name + "': " + rule);
@@ -152,8 +159,11 @@ void write_momentum(Object& g, const CorrelatorRecord& rec, const std::array<int
     d.attr("gamma_source", e.gamma_source);
     d.attr("time_parity", e.time_parity);
     d.attr_ints("momentum", {3}, {e.momentum[0], e.momentum[1], e.momentum[2]});
+    d.attr("dims", std::string(kTimeDims));
     Object m = meff.write(e.channel, {e.effective_mass.size()}, e.effective_mass.data());
     m.attr("form", std::string(e.time_parity > 0 ? "cosh" : "sinh"));
+    m.attr("dims", std::string(kTimeDims));
+    m.attr("units", std::string(kLatticeUnits));
   }
 }
 
@@ -202,7 +212,12 @@ void write_gauge(File& file, const GaugeInfo& gauge, const BlockLayout& block, c
     group.attr("plaquette", gauge.plaquette);
     group.attr("link_trace", gauge.link_trace);
     group.attr("source", gauge.source);
-    if (links) dset = fields.create(group, "links", field);
+    group.attr("file", gauge.file);
+    group.attr("format", gauge.format);
+    group.attr("checksum", gauge.checksum);
+    if (!links) return;
+    dset = fields.create(group, "links", field);
+    dset.attr("dims", std::string(kLinkDims));
   });
   if (!links) return;
   fields.write(dset, field, {}, local_links->data());
@@ -235,6 +250,8 @@ void write_solve(File& file, const SolveRecord& rec, const BlockLayout& block) {
     if (!rec.write_fields) return;
     sol_dset = fields.create(group, "solution", sol);
     src_dset = fields.create(group, "source", src);
+    sol_dset.attr("dims", std::string(kSpinorDims));
+    src_dset.attr("dims", std::string(kSpinorDims));
   });
   if (rec.write_fields) {
     fields.write(sol_dset, sol, {}, rec.solution.data());
@@ -242,7 +259,7 @@ void write_solve(File& file, const SolveRecord& rec, const BlockLayout& block) {
   }
   file.step([&] {
     fields.check_written();
-    group.write("residual_history", {history}, rec.residual_history.data());
+    group.write("residual_history", {history}, rec.residual_history.data()).attr("dims", std::string("iteration"));
   });
 }
 
@@ -281,13 +298,19 @@ void write_propagator(File& file, const PropagatorRecord& rec, const BlockLayout
     }
     write_solve_attributes(group, a, rec.inputs);
     group.attr("smeared_plaquette", rec.smeared_plaquette);
-    group.write("column_iterations", {4, 3}, column_iterations.data());
-    group.write("column_true_residual", {4, 3}, column_residual.data());
+    group.write("column_iterations", {4, 3}, column_iterations.data())
+        .attr("dims", std::string("source_spin,source_colour"));
+    group.write("column_true_residual", {4, 3}, column_residual.data())
+        .attr("dims", std::string("source_spin,source_colour"));
     Object histories = group.create_group("residual_history");
     for (int k = 0; k < 12; ++k)
-      histories.write("s" + std::to_string(k / 3) + "c" + std::to_string(k % 3), {history[k]},
-                      rec.residual_history[k].data());
-    if (rec.write_fields) dset = fields.create(group, "propagator", prop);
+      histories
+          .write("s" + std::to_string(k / 3) + "c" + std::to_string(k % 3), {history[k]},
+                 rec.residual_history[k].data())
+          .attr("dims", std::string("iteration"));
+    if (!rec.write_fields) return;
+    dset = fields.create(group, "propagator", prop);
+    dset.attr("dims", std::string(kPropagatorDims));
   });
   if (!rec.write_fields) return;
   for (std::uint64_t k = 0; k < 12; ++k) fields.write(dset, prop, {k / 3, k % 3}, (*rec.columns)[k].data());
@@ -306,7 +329,10 @@ void write_correlators(File& file, const CorrelatorRecord& rec) {
     g.attr("sink", std::string("point"));
     g.attr("convention", rec.convention);
     for (const auto& p : rec.momenta) write_momentum(g, rec, p);
-    if (!rec.pcac_mass.empty()) g.write("pcac_mass", rec.pcac_mass);
+    if (rec.pcac_mass.empty()) return;
+    Object pcac = g.write("pcac_mass", rec.pcac_mass);
+    pcac.attr("dims", std::string(kTimeDims));
+    pcac.attr("units", std::string(kLatticeUnits));
   });
 }
 

@@ -49,7 +49,10 @@ struct InputAttribute {
 
 struct GaugeInfo {
   std::string source;  // "unit" | "random" | "file" | "heatbath"
-  double plaquette = 0;
+  // The file of the field solved on (read, or the last one [generate] wrote), its format and its checksum status
+  // ("ok", "none", "written"); "none" where the field is not from a file.
+  std::string file = "none", format = "none", checksum = "none";
+  double plaquette = 0;   // of the field solved on
   double link_trace = 0;  // average Re tr U / 3
   // Used only by the whole-lattice convenience overload of write_gauge: links in natural order
   // [Lt][Lz][Ly][Lx][mu][row][col]; empty = not written. The BlockLayout overload ignores it.

@@ -2,11 +2,13 @@
 // /solves/<name>), the CG parameters of a solve, and make_tasks (the task of each [[solve]] table).
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 
 #include "src/physics/sources.hpp"
 #include "src/run/parameters.hpp"
+#include "src/run/progress.hpp"
 #include "src/run/schema.hpp"
 #include "src/run/tasks.hpp"
 
@@ -47,16 +49,20 @@ class SolveTask final : public Task {
 
 bool SolveTask::execute(TaskContext& ctx) const {
   const SolveConfig& sc = solve_;
+  auto t = std::chrono::steady_clock::now();
   std::vector<std::complex<double>> source = make_source(ctx.geom, source_params(sc), ctx.dirac.theta);
   poison_for_test(sc.name, source);
+  add_time(ctx, &PhaseTimes::sources, t);
   CgParams cp = cg_params(ctx.cfg, sc);
   cp.progress = [&](int it, double rel, double secs) {
-    spdlog::info("solve '{}': iteration {:6d}  residual {:.3e}  ({:.1f} it/s)", sc.name, it, rel, it / secs);
+    spdlog::info("solve '{}': iteration {:6d}  residual {:.3e}  {}", sc.name, it, rel,
+                 cg_progress_text(it, rel, secs, cp.tol));
   };
   spdlog::info("solve '{}': {} source, tol {:.1e}, max_iter {}", sc.name, choice_name(sc.kind), cp.tol, cp.max_iter);
   SolveRecord rec;
   const bool fields = ctx.cfg.output.fields;
   const CgResult r = ctx.solver.solve(source, cp, fields ? &rec.solution : nullptr);
+  add_time(ctx, &PhaseTimes::solves, t);
   rec.name = sc.name;
   rec.source_kind = choice_name(sc.kind);
   rec.single_precision = ctx.cfg.solver.precision == Precision::Single;
@@ -80,10 +86,17 @@ bool SolveTask::execute(TaskContext& ctx) const {
                              : "");
   }
   write_solve(ctx.file, rec, BlockLayout{ctx.geom.global(), ctx.geom.local(), ctx.geom.origin()});
+  add_time(ctx, &PhaseTimes::io, t);
   return r.converged;
 }
 
 }  // namespace
+
+void add_time(TaskContext& ctx, double PhaseTimes::*phase, std::chrono::steady_clock::time_point& since) {
+  const auto now = std::chrono::steady_clock::now();
+  if (ctx.times) ctx.times->*phase += std::chrono::duration<double>(now - since).count();
+  since = now;
+}
 
 CgParams cg_params(const Config& cfg, const SolveConfig& solve) {
   CgParams cp;

@@ -6,6 +6,7 @@
 // Who may call: execute() is collective over all ranks (solves, reductions, the output file).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -22,6 +23,17 @@
 
 namespace emprism::run {
 
+// Wall-clock seconds of the phases of a run on this rank, for the timing summary: the set-up and the gauge field by
+// execute(), the rest added by the tasks as they work.
+struct PhaseTimes {
+  double setup = 0;         // peak measurement, clover term, solver, output file and header
+  double gauge = 0;         // the gauge field: read, generated or thermalised, and [generate]
+  double sources = 0;       // sources made and smeared (link smearing included)
+  double solves = 0;        // the CG solves
+  double contractions = 0;  // meson correlators
+  double io = 0;            // the tasks' output writes, the metrics and the commit
+};
+
 // What a task may use.
 struct TaskContext {
   const Config& cfg;
@@ -32,7 +44,8 @@ struct TaskContext {
   const HostGauge& gauge;    // the field solved on (halo filled)
   const DiracParams& dirac;  // of the solver's operator (the boundary phases of plane-wave sources)
   Solver& solver;
-  io::h5::File& file;  // the checkpoint store's partial file
+  io::h5::File& file;           // the checkpoint store's partial file
+  PhaseTimes* times = nullptr;  // where the tasks add their times (null: not timed)
 };
 
 class Task {
@@ -52,6 +65,9 @@ class Task {
 
 // The tasks of the run's [[solve]] tables, in order; they refer to cfg, which must outlive them.
 std::vector<std::unique_ptr<Task>> make_tasks(const Config& cfg);
+
+// Adds the seconds from `since` to now to ctx.times->*phase (when timed) and sets `since` to now.
+void add_time(TaskContext& ctx, double PhaseTimes::*phase, std::chrono::steady_clock::time_point& since);
 
 // CG parameters of a solve: its tolerance and iteration limit (the solve's own or [solver]'s), progress lines.
 CgParams cg_params(const Config& cfg, const SolveConfig& solve);
