@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "comm/host_halo.hpp"
+#include "kernels/gauge_generate.hpp"
 #include "src/lattice/rng.hpp"
 
 namespace emprism {
@@ -55,30 +56,11 @@ namespace {
 
 using C = Complex<double>;
 
-double row_norm2(const C* r) { return norm2(r[0]) + norm2(r[1]) + norm2(r[2]); }
-
 }  // namespace
 
-SU3<double> project_su3(const SU3<double>& m) {
-  SU3<double> u = m;
-  double n0 = std::sqrt(row_norm2(u.e[0]));
-  for (int j = 0; j < 3; ++j) u.e[0][j] = (1.0 / n0) * u.e[0][j];
-  C d = conj_mul(u.e[0][0], u.e[1][0]) + conj_mul(u.e[0][1], u.e[1][1]) + conj_mul(u.e[0][2], u.e[1][2]);
-  for (int j = 0; j < 3; ++j) u.e[1][j] = u.e[1][j] - d * u.e[0][j];
-  double n1 = std::sqrt(row_norm2(u.e[1]));
-  for (int j = 0; j < 3; ++j) u.e[1][j] = (1.0 / n1) * u.e[1][j];
-  u.e[2][0] = conj(u.e[0][1] * u.e[1][2] - u.e[0][2] * u.e[1][1]);
-  u.e[2][1] = conj(u.e[0][2] * u.e[1][0] - u.e[0][0] * u.e[1][2]);
-  u.e[2][2] = conj(u.e[0][0] * u.e[1][1] - u.e[0][1] * u.e[1][0]);
-  return u;
-}
+SU3<double> project_su3(const SU3<double>& m) { return project_to_su3(m); }
 
-SU3<double> haar_su3_from_gaussians(const double gauss[18]) {
-  SU3<double> m;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) m.e[i][j] = {gauss[2 * (3 * i + j)], gauss[2 * (3 * i + j) + 1]};
-  return project_su3(m);
-}
+SU3<double> haar_su3_from_gaussians(const double gauss[18]) { return haar_from_gaussians(gauss); }
 
 double unitarity_deviation(const SU3<double>& u) {
   const SU3<double> p = u * dagger(u);

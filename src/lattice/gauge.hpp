@@ -36,6 +36,7 @@ class HostGauge {
   void fill_link_halo(int mu, const ProcessGrid* grid = nullptr);
   // The links with their halo as stored, [halo_index(x)][mu] (the device set-up copies them as one block).
   const std::vector<SU3<double>>& storage() const { return links_; }
+  std::vector<SU3<double>>& storage() { return links_; }
 
  private:
   std::size_t offset(const int x[4], int mu) const { return geom_->halo_index(x) * 4 + static_cast<std::size_t>(mu); }

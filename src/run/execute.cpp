@@ -221,7 +221,7 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
                  p.copy_gbs, p.triad_gbs, p.read_gbs, p.peak_gbs);
   }
   SetupClock setup(metrics);
-  HostGauge gauge = make_gauge(cfg, geom, grid, comm);
+  HostGauge gauge = make_gauge(cfg, geom, grid, comm, metrics);
   setup.step("gauge");
   const GaugeSummary summary{plaquette(gauge, &comm), link_trace(gauge, &comm)};
   spdlog::info("gauge field: {}, plaquette {:.12f}, link trace {:.12f}", gauge_description(cfg), summary.plaquette,

@@ -8,13 +8,15 @@
 
 #include "comm/communicator.hpp"
 #include "comm/process_grid.hpp"
+#include "kernels/metrics.hpp"
 #include "src/lattice/gauge.hpp"
 #include "src/run/config.hpp"
 
 namespace emprism::run {
 
 // This rank's block of the gauge field, halo filled (collective).
-HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm);
+HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
+                     MetricsRegistry& metrics);
 
 // "random (width 0.5, seed 3)", "file conf.lime", "heatbath (beta 6, 200 sweeps, ...)", "unit": for the log.
 std::string gauge_description(const Config& cfg);

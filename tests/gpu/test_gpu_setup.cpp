@@ -1,6 +1,7 @@
 // test_gpu_setup.cpp: GPU tests (ctest label "gpu") of the set-up kernels on the device against the CPU path: the
 // clover term and its inverse built by kernels/clover_build.hpp on the GPU against make_clover on the host (the
-// CPU reference), and the operator built on the device against the operator built from the host's clover term.
+// CPU reference), the operator built on the device against the operator built from the host's clover term, and the
+// random gauge field generated on the GPU against make_random_gauge.
 // Skipped with a message without a GPU. Run by ctest -L gpu.
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 #include "kernels/backend/runtime.hpp"
 #include "operator_fixture.hpp"
 #include "src/physics/clover_device.hpp"
+#include "src/physics/gauge_device.hpp"
 
 namespace emprism::test {
 namespace {
@@ -78,6 +80,27 @@ TEST(GpuSetup, OperatorMatchesHostCloverPath) {
   SpinorField<double> in = host.field(psi), out(host.geom);
   device.apply_m(out, in);
   EXPECT_LT(test::rel_diff(host.natural(out), host.apply_m(psi)), tolerance<double>());
+}
+
+// The random field of the device (halo included) against the host's: the device's log, sin and cos are within 2 ulps
+// of glibc's; 64 ulps of the O(1) link entries after the Gram-Schmidt projection.
+TEST(GpuSetup, RandomGaugeMatchesCpu) {
+  if (no_gpu()) GTEST_SKIP() << "no GPU: this build uses the " << backend::name() << " backend or sees no device";
+  const Geometry geom(kLat, kLat, {0, 0, 0, 0}, {});
+  MetricsRegistry metrics;
+  for (double width : {1.0, 0.3}) {
+    HostGauge want = make_random_gauge(geom, 11, width);
+    want.fill_halo();
+    const HostGauge got = make_random_gauge_on_device(metrics, geom, 11, width);
+    double d = 0;
+    for (std::size_t i = 0; i < want.storage().size(); ++i)
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) {
+          d = std::fmax(d, std::fabs(got.storage()[i].e[r][c].re - want.storage()[i].e[r][c].re));
+          d = std::fmax(d, std::fabs(got.storage()[i].e[r][c].im - want.storage()[i].e[r][c].im));
+        }
+    EXPECT_LE(d, 64 * std::numeric_limits<double>::epsilon()) << "width " << width;
+  }
 }
 
 }  // namespace
