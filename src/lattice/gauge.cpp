@@ -9,7 +9,13 @@
 
 namespace emprism {
 
-HostGauge::HostGauge(const Geometry& g) : geom_(&g) { links_.resize(g.halo_box().sites() * 4); }
+HostGauge::HostGauge(const Geometry& g) : HostGauge(g, Uninitialised{}) {
+  const std::int64_t n = static_cast<std::int64_t>(links_.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) links_[static_cast<std::size_t>(i)] = SU3<double>{};
+}
+
+HostGauge::HostGauge(const Geometry& g, Uninitialised) : geom_(&g) { links_.resize(g.halo_box().sites() * 4); }
 
 namespace {
 
@@ -29,26 +35,12 @@ void HostGauge::fill_link_halo(int mu, const ProcessGrid* grid) {
   fill_host_halo(links_.data(), box, grid, kLinkHaloTag);
 }
 
-namespace {
-
-// Calls f(x) for every x with x[nu] in [lo[nu], hi[nu]).
-template <typename F>
-void for_box(const std::array<int, 4>& lo, const std::array<int, 4>& hi, F&& f) {
-  int x[4];
-  for (x[3] = lo[3]; x[3] < hi[3]; ++x[3])
-    for (x[2] = lo[2]; x[2] < hi[2]; ++x[2])
-      for (x[1] = lo[1]; x[1] < hi[1]; ++x[1])
-        for (x[0] = lo[0]; x[0] < hi[0]; ++x[0]) f(x);
-}
-
-}  // namespace
-
 HostGauge make_unit_gauge(const Geometry& g) {
-  HostGauge u(g);
-  for_box({-1, -1, -1, -1}, {g.local()[0] + 1, g.local()[1] + 1, g.local()[2] + 1, g.local()[3] + 1},
-          [&](const int* x) {
-            for (int mu = 0; mu < 4; ++mu) u.at(x, mu) = identity_su3<double>();
-          });
+  HostGauge u(g, HostGauge::Uninitialised{});  // every link of the box, halo included, set here
+  HostGauge::Storage& links = u.storage();
+  const std::int64_t n = static_cast<std::int64_t>(links.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) links[static_cast<std::size_t>(i)] = identity_su3<double>();
   return u;
 }
 

@@ -31,7 +31,7 @@ void build_operator_fields(Context& ctx, const HostGauge& u, double kappa, doubl
   const auto& host = u.storage();
   const auto t0 = std::chrono::steady_clock::now();
   Buffer<SU3<double>> links(host.size());
-  links.from_host(host);
+  links.copy_from_host(host.data());
   ctx.metrics.record("setup_gauge_copy", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
                      0, static_cast<double>(links.bytes()));
   const ExtGaugeView ext = ext_view(links, g);

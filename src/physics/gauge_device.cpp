@@ -11,8 +11,8 @@
 namespace emprism {
 
 HostGauge make_random_gauge_on_device(MetricsRegistry& metrics, const Geometry& g, std::uint64_t seed, double width) {
-  HostGauge u(g);
-  std::vector<SU3<double>>& host = u.storage();
+  HostGauge u(g, HostGauge::Uninitialised{});  // every link, halo included, is copied from the device
+  HostGauge::Storage& host = u.storage();
   Buffer<SU3<double>> dev(host.size());
   RandomGaugeExt f;
   f.u = dev.data();
