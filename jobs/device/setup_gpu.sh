@@ -6,9 +6,10 @@
 # What it does (about 5 minutes of device time on 16 cores; the build is most of it):
 #   1. Dependencies the image lacks (toml++, Random123): unpacks the .debs carried in .debs/ as multi_gpu.sh does.
 #   2. Builds the CUDA backend for sm_90 (-j16) into build-device/.
-#   3. ctest -L gpu (every GPU test, with GpuSetup.*: the clover term, its inverse and the operator built on the
-#      device against the CPU path), then the CPU suite's CloverDevice.*, Dirac.*, Solver.* tests, which run on the GPU
-#      in this build (CloverDevice: the device set-up against make_clover to rounding).
+#   3. ctest -L gpu (every GPU test, with GpuSetup.*: the clover term, its inverse, the operator and the random gauge
+#      field built on the device against the CPU path), then the CPU suite's CloverDevice.*, GaugeDevice.*, Dirac.*,
+#      Solver.* tests, which run on the GPU in this build (the device set-up against make_clover and
+#      make_random_gauge to rounding; Philox against Random123 bit for bit).
 #   4. Timings, each run once:
 #      one_solve  32^3x64, random gauge (width 0.3, seed 11), csw 1, one fp32 noise solve to 1e-5 (bench_32x64.toml
 #                 with metrics.peak = false): the program's "set-up:" line (each step), the time from the program's
@@ -111,11 +112,11 @@ else
     grep -E "\*\*\*Failed|FAILED|Timeout" "$out/ctest_gpu.log" | head -20 | tee -a "$summary"
   fi
   grep -E "GpuSetup\." "$out/ctest_gpu.log" | sed 's/^ *[0-9/]* *Test *#[0-9]*: /  /' | tee -a "$summary"
-  if ctest --test-dir "$build" -R '^(CloverDevice|Dirac|Solver)\.' -j 8 --timeout 300 > "$out/ctest_cpu_suite.log" 2>&1; then
-    say "ctest CloverDevice, Dirac, Solver (CPU suite, on the GPU): $(grep -E 'tests passed' "$out/ctest_cpu_suite.log")"
+  if ctest --test-dir "$build" -R '^(CloverDevice|GaugeDevice|Dirac|Solver)\.' -j 8 --timeout 300 > "$out/ctest_cpu_suite.log" 2>&1; then
+    say "ctest CloverDevice, GaugeDevice, Dirac, Solver (CPU suite, on the GPU): $(grep -E 'tests passed' "$out/ctest_cpu_suite.log")"
   else
     status=1
-    say "ctest CloverDevice, Dirac, Solver: FAILED: $(grep -E 'tests passed' "$out/ctest_cpu_suite.log")"
+    say "ctest CloverDevice, GaugeDevice, Dirac, Solver: FAILED: $(grep -E 'tests passed' "$out/ctest_cpu_suite.log")"
     grep -E "\*\*\*Failed|Timeout" "$out/ctest_cpu_suite.log" | head -20 | tee -a "$summary"
   fi
 fi
@@ -153,7 +154,7 @@ say ""
 say "lattice [$extents], backend $backend"
 w=one_solve
 first=$(stamp $w "emprism-mpi ")
-before=$(diff_s "$first" "$(stamp $w "solve '[a-z]*': [a-z]* source")")
+before=$(diff_s "$first" "$(stamp $w "solve '[a-z_]*': [a-z_]* source")")
 whole=$(diff_s "$first" "$(lstamp $w "wrote ")")
 solve=$(sed -n "s/.*solve '[a-z]*': converged in .*, \([0-9.]*\) s$/\1/p" "$work/$w.log" | head -1)
 limit=$(awk -v s="$solve" 'BEGIN { if (s == "") print "-"; else printf "%.3f", 1.0 + 1.2 * s }')
