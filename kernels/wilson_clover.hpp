@@ -7,9 +7,6 @@
 // neighbour U_mu(x-mu)^dag P psi(x-mu) (the sender applied its link; kernels/halo_pack.hpp).
 // A kernel is an epilogue (what to do with acc = H in at a site) run by drivers:
 //   DslashInterior     all sites, hops that stay on the rank; boundary sites store the partial acc in out
-//   DslashWhole        all sites after the halos arrived (no overlap): DslashInterior then, at a boundary site,
-//                      DslashExterior's work in the same thread (the partial goes through out, as between the
-//                      two kernels: the same bits, and registers for one spinor sum at a time)
 //   DslashExterior     boundary sites only, after the halos arrived: h = the halo hops (mu = 0..3), then the
 //                      epilogue of acc = partial + h
 //   DslashExteriorDir  the boundary sites of one direction mu, as its halo arrives: h (kept per boundary site in
@@ -202,27 +199,6 @@ struct DslashInterior {
       e.a.out.store(cb, acc);  // partial: DslashExterior finishes this site
     else
       e.finish(cb, acc);
-  }
-};
-
-template <typename Epi>
-struct DslashWhole {
-  using R = decltype(std::declval<Epi>().a.hop.phase[0].re);
-  Epi e;
-  EMPRISM_HD void operator()(int cb) const {
-    const auto& hop = e.a.hop;
-    int x[4];
-    hop.lat.coords(cb, hop.out_parity, x);
-    auto acc = zero_spinor<R>();
-    apply_hopping<Epi::kDag, HopPart::Interior>(hop, x, cb, acc);
-    if (!hop.lat.on_boundary(x)) {
-      e.finish(cb, acc);
-      return;
-    }
-    e.a.out.store(cb, acc);
-    auto h = zero_spinor<R>();
-    apply_hopping<Epi::kDag, HopPart::Exterior>(hop, x, cb, h);
-    e.finish(cb, PartialPlus<R>{h, e.a.out, cb});
   }
 };
 

@@ -1,8 +1,15 @@
 // test_gauge.cpp: gauge-field generation (unit, random with width), SU(3) projection, plaquette and link
-// trace against the reference, independence of the random field from the decomposition.
+// trace against the reference, independence of the random field from the decomposition; host sums that do not
+// depend on the number of OpenMP threads.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "operator_fixture.hpp"
+#include "src/lattice/ordered_sum.hpp"
 
 namespace emprism::test {
 namespace {
@@ -61,6 +68,36 @@ TEST(Gauge, PlaquetteMatchesReference) {
   const HostGauge u = make_random_gauge(g, 9, 0.4);
   EXPECT_NEAR(plaquette(u), ref::plaquette(kLat, gauge_to_natural(u)), 1e-14);
 }
+
+// ordered_sum adds in blocks of kOrderedSumBlock terms, then the blocks in order: checked against that sum written
+// out serially, on terms whose sum depends on the order of the additions.
+TEST(Gauge, OrderedSumAddsBlocksInOrder) {
+  const std::int64_t n = 3 * kOrderedSumBlock + 17;
+  auto term = [](std::int64_t i) { return (i % 3 == 0 ? 1e16 : 1.0) * (i % 2 ? -1.0 : 1.0) + 0.1 * i; };
+  double expect = 0;
+  for (std::int64_t b = 0; b * kOrderedSumBlock < n; ++b) {
+    double s = 0;
+    for (std::int64_t i = b * kOrderedSumBlock; i < std::min(n, (b + 1) * kOrderedSumBlock); ++i) s += term(i);
+    expect += s;
+  }
+  const double got = ordered_sum(n, term);
+  EXPECT_EQ(std::memcmp(&got, &expect, sizeof(double)), 0) << got << " vs " << expect;
+}
+
+#ifdef _OPENMP
+// The plaquette (written to every output file and compared on resume) has the same bits on 1 and 3 threads.
+TEST(Gauge, PlaquetteIsIndependentOfThreadCount) {
+  const Geometry g = Geometry::single_rank({8, 8, 8, 16});
+  const HostGauge u = make_random_gauge(g, 21, 0.7);
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const double one = plaquette(u);
+  omp_set_num_threads(3);
+  const double three = plaquette(u);
+  omp_set_num_threads(saved);
+  EXPECT_EQ(std::memcmp(&one, &three, sizeof(double)), 0) << one << " vs " << three;
+}
+#endif
 
 // U'_mu(x) = W(x) U_mu(x) W(x+mu)^dag with random W leaves the production plaquette unchanged.
 TEST(Gauge, PlaquetteIsUnchangedByARandomGaugeTransformation) {

@@ -153,16 +153,8 @@ void WilsonClover<R>::exchange_and_apply(Epi epi) {
     epi.a.hop.halo_fwd[mu] = static_cast<const HalfSpinor<R>*>(transport_.from_fwd(mu));
     epi.a.hop.halo_bwd[mu] = static_cast<const HalfSpinor<R>*>(transport_.from_bwd(mu));
   }
-  const Exterior exterior = transport_.policy().exterior;
-  if (exterior == Exterior::Whole) {  // no overlap: one kernel once every face is in place
-    for (int mu = 0; mu < 4; ++mu)
-      if (geom_.partitioned(mu)) transport_.wait(mu);
-    run_kernel(geom_.half_volume(), DslashWhole<Epi>{epi});
-    transport_.end();
-    return;
-  }
   run_kernel(geom_.half_volume(), DslashInterior<Epi>{epi});
-  if (exterior == Exterior::Split) {
+  if (transport_.policy().split_exterior) {
     for (int mu = 0; mu < 4; ++mu) {  // in order: the partial sums add up as in the fused kernel
       if (!geom_.partitioned(mu)) continue;
       transport_.wait(mu);

@@ -9,10 +9,9 @@
 // oe_clover_dag = x - kappa^2 H'_oe t. Each launcher reports its flops and minimum bytes.
 // Distributed: every hopping kernel packs the spin-projected faces of its input on the streams of the halo
 // transport (comm/halo_transport.hpp), runs the interior of the kernel on the compute stream while the faces
-// travel, and finishes the boundary sites once they arrived (one fused exterior kernel, or one per direction), or
-// runs one kernel over all sites once the faces arrived (no overlap: for fast transports the cheaper way);
+// travel, and finishes the boundary sites once they arrived (one fused exterior kernel, or one per direction);
 // nothing waits for the device. The metrics row of the kernel holds the compute stream's time from before the
-// packing to after the exterior. The halo policy (transport per direction, exterior fused, split or whole) is tuned on
+// packing to after the exterior. The halo policy (transport per direction, fused or split exterior) is tuned on
 // the operator's first partitioned application, agreed by all ranks, reported and kept; every policy gives
 // bitwise the same result.
 // Who may call: every rank of the process grid, in the same order (the halo exchange is collective; the
@@ -101,8 +100,7 @@ class WilsonClover {
   // Runs the hopping kernel with epilogue `epi` (its hop.in and out_parity set by make_arg).
   template <typename Epi>
   void dslash(const char* name, double flops_per_site, double bytes_per_site, const Epi& epi);
-  // One partitioned application under the current policy: packs, interior, waits, exterior (whole: packs, waits,
-  // one kernel).
+  // One partitioned application under the current policy: packs, interior, waits, exterior.
   template <typename Epi>
   void exchange_and_apply(Epi epi);
   // Times every candidate policy on this application and keeps the one the ranks agree on.

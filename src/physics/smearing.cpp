@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "comm/host_halo.hpp"
+#include "src/lattice/ordered_sum.hpp"
 
 namespace emprism {
 
@@ -233,21 +234,20 @@ SourceSmearer::SourceSmearer(const HostGauge& u, int t0, const SmearingParams& c
       for (int s = 0; s < cfg_.link_steps; ++s) smear_links_once();
 
     const std::int64_t n = geom_.slice_volume();
-    double sum = 0;
-#pragma omp parallel for reduction(+ : sum) schedule(static)
-    for (std::int64_t k = 0; k < n; ++k) {
+    v[0] = ordered_sum(n, [&](std::int64_t k) {
       int x[3];
       geom_.slice_coords(k, x);
+      double s = 0;
       for (int i = 0; i < 3; ++i)
         for (int j = i + 1; j < 3; ++j) {
           int xi[3] = {x[0], x[1], x[2]}, xj[3] = {x[0], x[1], x[2]};
           ++xi[i];
           ++xj[j];
           const M3 p = link(x, i) * link(xi, j) * dagger(link(xj, i)) * dagger(link(x, j));
-          sum += trace(p).re / 3.0;
+          s += trace(p).re / 3.0;
         }
-    }
-    v[0] = sum;
+      return s;
+    });
     v[1] = static_cast<double>(n);
   }
   if (comm) comm->sum(v, 2);

@@ -5,8 +5,8 @@
 // decomposition), applies M and solves in double and single precision; rank 0 gathers the blocks and compares
 // with the same computation on the whole lattice on one rank (MPI_COMM_SELF). Tolerances: fp64 relative 1e-12,
 // fp32 1e-6 (the bar). Also checks that a second solve is bitwise identical (determinism) and that every
-// candidate halo policy of the operator (transport per direction; exterior fused, split or whole) gives bitwise the
-// same M. This runs once per transport of --transports (comm.transport; default auto); a forced transport that this
+// candidate halo policy of the operator (transport per direction, fused or split exterior) gives bitwise the same
+// M. This runs once per transport of --transports (comm.transport; default auto); a forced transport that this
 // build or MPI cannot offer (gpu_aware without GPU-aware MPI) is reported and skipped. --gpu: exit 77 (skipped)
 // unless a GPU backend sees a device (ctest label gpu). The MPI test main (tests/support/mpi_test.hpp) counts the
 // failed checks of every rank.
