@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/gauge/gauge_file.hpp"
+#include "src/physics/gauge_device.hpp"
 #include "src/physics/heatbath.hpp"
 #include "src/run/progress.hpp"
 
@@ -59,14 +60,11 @@ std::string gauge_description(const Config& cfg) {
 }
 
 HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
-                     GaugeOrigin* origin) {
+                     MetricsRegistry& metrics, GaugeOrigin* origin) {
   const GaugeConfig& g = cfg.gauge;
   switch (g.source) {
-    case GaugeSource::Random: {
-      HostGauge u = make_random_gauge(geom, g.seed, g.width);
-      u.fill_halo(&grid);
-      return u;
-    }
+    case GaugeSource::Random:  // halo included (each halo link generated where it lives)
+      return make_random_gauge_on_device(metrics, geom, g.seed, g.width);
     case GaugeSource::File: {
       HostGauge u(geom);
       const io::GaugeFileInfo info = io::read_gauge_file(g.file, g.format, u, &grid, comm);
