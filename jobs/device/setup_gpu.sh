@@ -128,10 +128,11 @@ sed -e "s/^extents = .*/extents = [$extents]/" -e 's/^file = .*/file = "one_solv
   "$repo/jobs/bench/bench_32x64.toml" > "$work/one_solve.toml"
 printf '\n[metrics]\npeak = false\n' >> "$work/one_solve.toml"
 sed -e "s/^extents = .*/extents = [$extents]/" "$repo/jobs/bench/propagator_32x64.toml" > "$work/propagator.toml"
-run() {  # run NAME: NAME.toml on one rank; leaves NAME.log, NAME.rc and NAME.wall (process seconds)
+run() {  # run NAME: NAME.toml on one rank, not bound to a core (Open MPI binds one rank to one core by default,
+  # which leaves the host loops one thread); leaves NAME.log, NAME.rc and NAME.wall (process seconds)
   local a b
   a=$(date +%s.%N)
-  (cd "$work" && timeout 300 mpiexec -n 1 "$exe" "$1.toml" > "$1.log" 2>&1
+  (cd "$work" && OMP_NUM_THREADS=$jobs timeout 300 mpiexec -n 1 --bind-to none "$exe" "$1.toml" > "$1.log" 2>&1
   echo $? > "$1.rc")
   b=$(date +%s.%N)
   awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b - a }' > "$work/$1.wall"
