@@ -137,6 +137,9 @@ struct CloverView {
     return a.template load_part<CloverBlock<R>>(cb, b * kBlockBlocks);
   }
   EMPRISM_HD void store(int cb, const CloverSite<R>& c) const { a.store(cb, c); }
+  EMPRISM_HD void store_block(int cb, int b, const CloverBlock<R>& m) const {
+    a.template store_part<CloverBlock<R>>(cb, b * kBlockBlocks, m);
+  }
 };
 
 }  // namespace emprism

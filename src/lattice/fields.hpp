@@ -149,6 +149,14 @@ class CloverField {
     for (int i = 0; i < vh_; ++i) v.store(i, sites[i]);
     buf_.copy_from_host(stage.get());
   }
+  std::vector<CloverSite<R>> download() const {
+    auto stage = host_staging<CloverSite<R>>(buf_.size());
+    buf_.copy_to_host(stage.get());
+    const CloverView<R> v = view_of(reinterpret_cast<CloverSite<R>*>(stage.get()));
+    std::vector<CloverSite<R>> out(buf_.size());
+    for (int i = 0; i < vh_; ++i) out[i] = v.load(i);
+    return out;
+  }
 
  private:
   CloverView<R> view_of(CloverSite<R>* p) const {

@@ -5,12 +5,19 @@
 #include <limits>
 
 #include "comm/host_halo.hpp"
+#include "kernels/gauge_generate.hpp"
 #include "src/lattice/ordered_sum.hpp"
 #include "src/lattice/rng.hpp"
 
 namespace emprism {
 
-HostGauge::HostGauge(const Geometry& g) : geom_(&g) { links_.resize(g.halo_box().sites() * 4); }
+HostGauge::HostGauge(const Geometry& g) : HostGauge(g, Uninitialised{}) {
+  const std::int64_t n = static_cast<std::int64_t>(links_.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) links_[static_cast<std::size_t>(i)] = SU3<double>{};
+}
+
+HostGauge::HostGauge(const Geometry& g, Uninitialised) : geom_(&g) { links_.resize(g.halo_box().sites() * 4); }
 
 namespace {
 
@@ -30,26 +37,12 @@ void HostGauge::fill_link_halo(int mu, const ProcessGrid* grid) {
   fill_host_halo(links_.data(), box, grid, kLinkHaloTag);
 }
 
-namespace {
-
-// Calls f(x) for every x with x[nu] in [lo[nu], hi[nu]).
-template <typename F>
-void for_box(const std::array<int, 4>& lo, const std::array<int, 4>& hi, F&& f) {
-  int x[4];
-  for (x[3] = lo[3]; x[3] < hi[3]; ++x[3])
-    for (x[2] = lo[2]; x[2] < hi[2]; ++x[2])
-      for (x[1] = lo[1]; x[1] < hi[1]; ++x[1])
-        for (x[0] = lo[0]; x[0] < hi[0]; ++x[0]) f(x);
-}
-
-}  // namespace
-
 HostGauge make_unit_gauge(const Geometry& g) {
-  HostGauge u(g);
-  for_box({-1, -1, -1, -1}, {g.local()[0] + 1, g.local()[1] + 1, g.local()[2] + 1, g.local()[3] + 1},
-          [&](const int* x) {
-            for (int mu = 0; mu < 4; ++mu) u.at(x, mu) = identity_su3<double>();
-          });
+  HostGauge u(g, HostGauge::Uninitialised{});  // every link of the box, halo included, set here
+  HostGauge::Storage& links = u.storage();
+  const std::int64_t n = static_cast<std::int64_t>(links.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) links[static_cast<std::size_t>(i)] = identity_su3<double>();
   return u;
 }
 
@@ -57,30 +50,11 @@ namespace {
 
 using C = Complex<double>;
 
-double row_norm2(const C* r) { return norm2(r[0]) + norm2(r[1]) + norm2(r[2]); }
-
 }  // namespace
 
-SU3<double> project_su3(const SU3<double>& m) {
-  SU3<double> u = m;
-  double n0 = std::sqrt(row_norm2(u.e[0]));
-  for (int j = 0; j < 3; ++j) u.e[0][j] = (1.0 / n0) * u.e[0][j];
-  C d = conj_mul(u.e[0][0], u.e[1][0]) + conj_mul(u.e[0][1], u.e[1][1]) + conj_mul(u.e[0][2], u.e[1][2]);
-  for (int j = 0; j < 3; ++j) u.e[1][j] = u.e[1][j] - d * u.e[0][j];
-  double n1 = std::sqrt(row_norm2(u.e[1]));
-  for (int j = 0; j < 3; ++j) u.e[1][j] = (1.0 / n1) * u.e[1][j];
-  u.e[2][0] = conj(u.e[0][1] * u.e[1][2] - u.e[0][2] * u.e[1][1]);
-  u.e[2][1] = conj(u.e[0][2] * u.e[1][0] - u.e[0][0] * u.e[1][2]);
-  u.e[2][2] = conj(u.e[0][0] * u.e[1][1] - u.e[0][1] * u.e[1][0]);
-  return u;
-}
+SU3<double> project_su3(const SU3<double>& m) { return project_to_su3(m); }
 
-SU3<double> haar_su3_from_gaussians(const double gauss[18]) {
-  SU3<double> m;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) m.e[i][j] = {gauss[2 * (3 * i + j)], gauss[2 * (3 * i + j) + 1]};
-  return project_su3(m);
-}
+SU3<double> haar_su3_from_gaussians(const double gauss[18]) { return haar_from_gaussians(gauss); }
 
 double unitarity_deviation(const SU3<double>& u) {
   for (int i = 0; i < 3; ++i)  // std::fmax below drops NaN: a link with a NaN or Inf is no SU(3) matrix at all

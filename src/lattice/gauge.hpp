@@ -12,6 +12,8 @@
 
 #include <complex>
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "comm/communicator.hpp"
@@ -22,9 +24,32 @@
 
 namespace emprism {
 
+// Elements default-initialised, i.e. left as they are for trivial types (the constructors of HostGauge decide who
+// touches the memory first: a zero fill over OpenMP threads, or a copy from the device).
+template <typename T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+};
+
 class HostGauge {
  public:
+  using Storage = std::vector<SU3<double>, DefaultInitAllocator<SU3<double>>>;
+  struct Uninitialised {};
+  // All links zero (filled over OpenMP threads).
   explicit HostGauge(const Geometry& g);
+  // Links not initialised: for a generator that writes every one of them, halo included.
+  HostGauge(const Geometry& g, Uninitialised);
   const Geometry& geometry() const { return *geom_; }
   // Link U_mu(x) at local coordinates x, -1 <= x[nu] <= L[nu] (the halo once filled).
   const SU3<double>& at(const int x[4], int mu) const { return links_[offset(x, mu)]; }
@@ -34,11 +59,14 @@ class HostGauge {
   void fill_halo(const ProcessGrid* grid = nullptr);
   // The same for the links of direction mu only (a quarter of the data; the heatbath after each block update).
   void fill_link_halo(int mu, const ProcessGrid* grid = nullptr);
+  // The links with their halo as stored, [halo_index(x)][mu] (the device set-up copies them as one block).
+  const Storage& storage() const { return links_; }
+  Storage& storage() { return links_; }
 
  private:
   std::size_t offset(const int x[4], int mu) const { return geom_->halo_index(x) * 4 + static_cast<std::size_t>(mu); }
   const Geometry* geom_;
-  std::vector<SU3<double>> links_;
+  Storage links_;
 };
 
 HostGauge make_unit_gauge(const Geometry& g);

@@ -145,6 +145,22 @@ bool invert_block(const CloverBlock<double>& blk, CloverBlock<double>& inv) {
   return true;
 }
 
+void clover_plane_coefficients(double kappa, double csw, int plane[6][2], Complex<double> coef[6][2][2][2]) {
+  int k = 0;
+  for (int mu = 0; mu < 4; ++mu)
+    for (int nu = mu + 1; nu < 4; ++nu, ++k) {
+      const Mat4 sig = sigma_matrix(mu, nu);
+      plane[k][0] = mu;
+      plane[k][1] = nu;
+      for (int b = 0; b < 2; ++b)
+        for (int s = 0; s < 2; ++s)
+          for (int t = 0; t < 2; ++t) {
+            const Cd c = Cd(0, csw * kappa) * sig[2 * b + s][2 * b + t];  // as make_clover forms it
+            coef[k][b][s][t] = {c.real(), c.imag()};
+          }
+    }
+}
+
 HostClover make_clover(const HostGauge& u, double kappa, double csw) {
   const Geometry& g = u.geometry();
   HostClover out;

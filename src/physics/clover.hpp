@@ -25,6 +25,10 @@ struct HostClover {
 // F_{mu nu}(x) = (Q - Q^dag) / 8 at local coordinates x.
 SU3<double> field_strength(const HostGauge& u, const int x[4], int mu, int nu);
 
+// The coefficients i csw kappa sigma_{mu nu}[2b + s][2b + t] of the six planes (mu, nu), mu < nu, in make_clover's
+// order and arithmetic (for the device build, src/physics/clover_device.hpp).
+void clover_plane_coefficients(double kappa, double csw, int plane[6][2], Complex<double> coef[6][2][2][2]);
+
 // Throws RuntimeFailure naming the site when a block is singular.
 HostClover make_clover(const HostGauge& u, double kappa, double csw);
 

@@ -34,6 +34,31 @@ constexpr int kTuneRepetitions = 3;  // timed applications per candidate policy 
 template <typename R>
 WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const HostGauge& gauge, const HostClover& clover,
                               const DiracParams& params)
+    : WilsonClover(ctx, geom, params) {
+  if (clover.kappa != params.kappa || clover.csw != params.csw)  // kappa and csw reach the operator once
+    throw std::invalid_argument("WilsonClover: the clover term was built with other kappa, csw than the operator's");
+  upload_gauge(gauge, gauge_);
+  for (int p = 0; p < 2; ++p) {
+    upload_clover(clover.a[p], a_[p]);
+    upload_clover(clover.a_inv[p], a_inv_[p]);
+  }
+}
+
+template <typename R>
+WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const HostGauge& gauge, const DiracParams& params)
+    : WilsonClover(ctx, geom, params) {
+  build_operator_fields(ctx, gauge, params.kappa, params.csw, gauge_, a_, a_inv_);
+}
+
+template <typename R>
+template <typename Ro>
+WilsonClover<R>::WilsonClover(Context& ctx, const WilsonClover<Ro>& other)
+    : WilsonClover(ctx, other.geometry(), other.params()) {
+  convert_operator_fields(ctx, geom_, other.links(), other.clover(false), other.clover(true), gauge_, a_, a_inv_);
+}
+
+template <typename R>
+WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const DiracParams& params)
     : ctx_(ctx),
       geom_(geom),
       params_(params),
@@ -45,13 +70,6 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const HostGaug
       tmp_o_(geom),
       transport_(ctx.grid, face_bytes<R>(geom), params.transport),
       site_norm_(static_cast<std::size_t>(geom.half_volume())) {
-  if (clover.kappa != params.kappa || clover.csw != params.csw)  // kappa and csw reach the operator once
-    throw std::invalid_argument("WilsonClover: the clover term was built with other kappa, csw than the operator's");
-  upload_gauge(gauge, gauge_);
-  for (int p = 0; p < 2; ++p) {
-    upload_clover(clover.a[p], a_[p]);
-    upload_clover(clover.a_inv[p], a_inv_[p]);
-  }
   for (int mu = 0; mu < 4; ++mu) phase_[mu] = {R(std::cos(params.theta[mu])), R(std::sin(params.theta[mu]))};
   std::size_t most = 0;
   for (int p = 0; p < 2; ++p) {
@@ -319,6 +337,7 @@ void WilsonClover<R>::reconstruct(SpinorField<R>& x, const SpinorField<R>& b) {
 
 template class WilsonClover<float>;
 template class WilsonClover<double>;
+template WilsonClover<float>::WilsonClover(Context&, const WilsonClover<double>&);
 
 IterationCost cg_iteration_cost(int real_bytes) {
   const double eo = 8 * 18 + 24 + 72 + 24, oe = eo + 24 + 24, oe_dag = 8 * 18 + 24 + 24 + 24;  // reals per site

@@ -29,6 +29,7 @@
 #include "src/lattice/fields.hpp"
 #include "src/lattice/gauge.hpp"
 #include "src/physics/clover.hpp"
+#include "src/physics/clover_device.hpp"
 
 namespace emprism {
 
@@ -48,11 +49,20 @@ struct DiracParams {
 template <typename R>
 class WilsonClover {
  public:
+  // The links and the clover term built on the device from the host field (src/physics/clover_device.hpp).
+  WilsonClover(Context& ctx, const Geometry& geom, const HostGauge& gauge, const DiracParams& params);
+  // The links and the clover term of `other` rounded to R on the device (mixed precision: the inner operator from
+  // the outer one; the same bits as building it from the gauge field).
+  template <typename Ro>
+  WilsonClover(Context& ctx, const WilsonClover<Ro>& other);
+  // The links and a clover term built on the host (tests: the reference path), uploaded.
   WilsonClover(Context& ctx, const Geometry& geom, const HostGauge& gauge, const HostClover& clover,
                const DiracParams& params);
 
   const Geometry& geometry() const { return geom_; }
   const DiracParams& params() const { return params_; }
+  const GaugeField<R>& links() const { return gauge_; }
+  const CloverField<R>* clover(bool inverse) const { return inverse ? a_inv_ : a_; }  // [parity]
   Context& context() { return ctx_; }
 
   void apply_m(SpinorField<R>& out, const SpinorField<R>& in);
@@ -96,6 +106,8 @@ class WilsonClover {
   // Times every candidate policy on this application and keeps the one the ranks agree on.
   template <typename Epi>
   void tune(const Epi& epi);
+  // Everything but the links and the clover term (which the public constructors fill).
+  WilsonClover(Context& ctx, const Geometry& geom, const DiracParams& params);
   DiracArg<R> make_arg(int out_parity, const ParitySpinor<R>& in) const;
   void pack(const SpinorView<R>& in, int in_parity, bool dag);
 

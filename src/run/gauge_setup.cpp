@@ -11,6 +11,7 @@
 
 #include "io/gauge/gauge_file.hpp"
 #include "kernels/errors.hpp"
+#include "src/physics/gauge_device.hpp"
 #include "src/physics/heatbath.hpp"
 #include "src/run/progress.hpp"
 
@@ -62,14 +63,11 @@ std::string gauge_description(const Config& cfg) {
 }
 
 HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
-                     GaugeOrigin* origin) {
+                     MetricsRegistry& metrics, GaugeOrigin* origin) {
   const GaugeConfig& g = cfg.gauge;
   switch (g.source) {
-    case GaugeSource::Random: {
-      HostGauge u = make_random_gauge(geom, g.seed, g.width);
-      u.fill_halo(&grid);
-      return u;
-    }
+    case GaugeSource::Random:  // halo included (each halo link generated where it lives)
+      return make_random_gauge_on_device(metrics, geom, g.seed, g.width);
     case GaugeSource::File: {
       HostGauge u(geom);
       io::GaugeFileInfo info;

@@ -8,6 +8,7 @@
 
 #include "comm/communicator.hpp"
 #include "comm/process_grid.hpp"
+#include "kernels/metrics.hpp"
 #include "src/lattice/gauge.hpp"
 #include "src/run/config.hpp"
 
@@ -21,9 +22,10 @@ struct GaugeOrigin {
 };
 
 // This rank's block of the gauge field, halo filled (collective); `origin` (optional) says where it came from. The
-// heatbath logs each sweep as it ends (sweep k of n, plaquette, seconds per sweep, ETA).
+// heatbath logs each sweep as it ends (sweep k of n, plaquette, seconds per sweep, ETA). Random fields are generated
+// on the device (timed in metrics).
 HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
-                     GaugeOrigin* origin = nullptr);
+                     MetricsRegistry& metrics, GaugeOrigin* origin = nullptr);
 
 // "random (width 0.5, seed 3)", "file conf.lime", "heatbath (beta 6, 200 sweeps, ...)", "unit": for the log.
 std::string gauge_description(const Config& cfg);

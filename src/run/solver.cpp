@@ -37,11 +37,9 @@ void add_halo_stats(WilsonClover<R>& op, int rank, HaloStats& halo) {
 template <typename Ro, typename Ri>
 class SolverOf final : public Solver {
  public:
-  SolverOf(Context& ctx, const Geometry& geom, const HostGauge& gauge, const HostClover& clover,
-           const DiracParams& params)
-      : geom_(geom), outer_(ctx, geom, gauge, clover, params) {
-    if constexpr (!std::is_same_v<Ro, Ri>)
-      inner_ = std::make_unique<WilsonClover<Ri>>(ctx, geom, gauge, clover, params);
+  SolverOf(Context& ctx, const Geometry& geom, const HostGauge& gauge, const DiracParams& params)
+      : geom_(geom), outer_(ctx, geom, gauge, params) {
+    if constexpr (!std::is_same_v<Ro, Ri>) inner_ = std::make_unique<WilsonClover<Ri>>(ctx, outer_);  // rounded
   }
 
   CgResult solve(const std::vector<std::complex<double>>& source, const CgParams& params,
@@ -103,16 +101,16 @@ TransportRequest transport_request(const CommConfig& c) {
 }
 
 std::unique_ptr<Solver> make_solver(Precision precision, Context& ctx, const Geometry& geom, const HostGauge& gauge,
-                                    const HostClover& clover, const DiracParams& params) {
+                                    const DiracParams& params) {
   switch (precision) {
     case Precision::Double:
-      return std::make_unique<SolverOf<double, double>>(ctx, geom, gauge, clover, params);
+      return std::make_unique<SolverOf<double, double>>(ctx, geom, gauge, params);
     case Precision::Single:
-      return std::make_unique<SolverOf<float, float>>(ctx, geom, gauge, clover, params);
+      return std::make_unique<SolverOf<float, float>>(ctx, geom, gauge, params);
     case Precision::Mixed:
       break;
   }
-  return std::make_unique<SolverOf<double, float>>(ctx, geom, gauge, clover, params);
+  return std::make_unique<SolverOf<double, float>>(ctx, geom, gauge, params);
 }
 
 }  // namespace emprism::run

@@ -39,8 +39,8 @@ class Solver {
   virtual HaloStats halo(int rank) = 0;
 };
 
-// The solver of `precision` on this rank's block; the operator's kappa and csw must be the clover term's.
+// The solver of `precision` on this rank's block; its operators build their links and clover term on the device.
 std::unique_ptr<Solver> make_solver(Precision precision, Context& ctx, const Geometry& geom, const HostGauge& gauge,
-                                    const HostClover& clover, const DiracParams& params);
+                                    const DiracParams& params);
 
 }  // namespace emprism::run

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# setup_gpu.sh: the GPU checks and timings of the device-resident set-up (issue 16) on one H100/H200, for the lead.
+#
+#   bash jobs/device/setup_gpu.sh            # from the repository root; results under $OUT (or ./setup_gpu_out)
+#
+# What it does (about 5 minutes of device time on 16 cores; the build is most of it):
+#   1. Dependencies the image lacks (toml++, Random123): unpacks the .debs carried in .debs/ as multi_gpu.sh does.
+#   2. Builds the CUDA backend for sm_90 (-j16) into build-device/.
+#   3. ctest -L gpu (every GPU test, with GpuSetup.*: the clover term, its inverse, the operator and the random gauge
+#      field built on the device against the CPU path), then the CPU suite's CloverDevice.*, GaugeDevice.*, Dirac.*,
+#      Solver.* tests, which run on the GPU in this build (the device set-up against make_clover and
+#      make_random_gauge to rounding; Philox against Random123 bit for bit).
+#   4. Timings, each run once:
+#      one_solve  32^3x64, random gauge (width 0.3, seed 11), csw 1, one fp32 noise solve to 1e-5 (bench_32x64.toml
+#                 with metrics.peak = false): the program's "set-up:" line (each step), the time from the program's
+#                 first log line to the solve's start ("before CG", target <= 1.0 s), the whole run (first to last
+#                 log line) against the solve's CG time (target <= 1.0 s + 1.2 x solve), and the process wall time.
+#      propagator jobs/bench/propagator_32x64.toml as it is: the whole propagator ("propagator complete in X s")
+#                 against the sum of its 12 CG solves (target <= 1.3 x); the host smearing and contraction rows.
+#   5. Prints a table and the set-up rows of the kernel table; leaves summary.txt and results.tar.gz in $OUT.
+# Exit status: 0 when the build and every test passed (the timings are reported, not judged).
+# Optional: EMPRISM_DEVICE_SKIP_TESTS=1, EMPRISM_DEVICE_SKIP_PROPAGATOR=1, EMPRISM_DEVICE_JOBS (default 16),
+# EMPRISM_DEVICE_BUILD_DIR (default build-device), EMPRISM_DEVICE_BACKEND=CPU (trying it without a GPU),
+# EMPRISM_DEVICE_EXTENTS (default "32, 32, 32, 64"), EMPRISM_DEVICE_FORCE_DEBS=1.
+set -uo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+out=${OUT:-$repo/setup_gpu_out}
+build=${EMPRISM_DEVICE_BUILD_DIR:-$repo/build-device}
+work=$out/work
+deps=/tmp/emprism-deps
+jobs=${EMPRISM_DEVICE_JOBS:-16}
+mkdir -p "$out" "$work"
+summary=$out/summary.txt
+: > "$summary"
+say() { echo "$*" | tee -a "$summary"; }
+status=0
+t0=$(date +%s)
+elapsed() { echo "$(($(date +%s) - t0)) s"; }
+
+# ---- 1. dependencies (as jobs/device/multi_gpu.sh) ----
+multiarch=$(gcc -print-multiarch 2> /dev/null || echo x86_64-linux-gnu)
+mkdir -p "$deps"
+backend=${EMPRISM_DEVICE_BACKEND:-CUDA}
+extents=${EMPRISM_DEVICE_EXTENTS:-32, 32, 32, 64}
+need_toml=1
+need_r123=1
+if [ "${EMPRISM_DEVICE_FORCE_DEBS:-0}" != 1 ]; then
+  pkg-config --exists tomlplusplus 2> /dev/null && need_toml=0
+  [ -f /usr/include/Random123/philox.h ] && need_r123=0
+fi
+unpack() {  # unpack PATTERN: the first .deb of .debs/ matching it
+  local found=("$repo"/.debs/"$1"_*.deb)
+  local f=${found[0]}
+  if [ ! -f "$f" ]; then
+    say "MISSING: .debs/$1_*.deb (apt-get download $1 on a Debian 12 machine)"
+    return 1
+  fi
+  dpkg -x "$f" "$deps"
+}
+if [ $need_toml = 1 ]; then
+  unpack libtomlplusplus-dev && unpack libtomlplusplus3 || exit 1
+  pc=$deps/usr/lib/$multiarch/pkgconfig/tomlplusplus.pc
+  sed -i "s#^prefix=.*#prefix=$deps/usr#" "$pc"
+  export PKG_CONFIG_PATH=$deps/usr/lib/$multiarch/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+  export LD_LIBRARY_PATH=$deps/usr/lib/$multiarch${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+r123_flag=()
+if [ $need_r123 = 1 ]; then
+  unpack librandom123-dev || exit 1
+  r123_flag=(-DRANDOM123_INCLUDE_DIR="$deps/usr/include")
+fi
+say "deps: toml++ $([ $need_toml = 1 ] && echo "from .debs" || echo installed), Random123 $([ $need_r123 = 1 ] && echo "from .debs" || echo installed)"
+if [ "$backend" = CUDA ]; then
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | sed 's/^/gpu: /' |
+    tee -a "$summary"
+fi
+say "commit: $(git -C "$repo" rev-parse --short=12 HEAD 2> /dev/null || echo unknown)  date: $(date -u +%Y-%m-%dT%H:%MZ)"
+
+
+# ---- 2. build ----
+backend_flags=(-DEMPRISM_BACKEND="$backend")
+if [ "$backend" = CUDA ]; then
+  cuda_home=${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")}
+  backend_flags+=(-DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$cuda_home/bin/nvcc")
+fi
+if ! cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release "${backend_flags[@]}" "${r123_flag[@]}" \
+  > "$out/cmake.log" 2>&1; then
+  say "BUILD: cmake failed"
+  tail -40 "$out/cmake.log"
+  exit 1
+fi
+if ! cmake --build "$build" -j "$jobs" > "$out/build.log" 2>&1; then
+  say "BUILD: failed"
+  grep -E "error" "$out/build.log" | head -30
+  tail -30 "$out/build.log"
+  tar -czf "$out/results.tar.gz" -C "$out" cmake.log build.log summary.txt 2> /dev/null
+  exit 1
+fi
+say "build: OK ($(elapsed))"
+
+# ---- 3. tests ----
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+if [ "${EMPRISM_DEVICE_SKIP_TESTS:-0}" = 1 ]; then
+  say "tests: skipped (EMPRISM_DEVICE_SKIP_TESTS=1)"
+else
+  if ctest --test-dir "$build" -L gpu --timeout 300 > "$out/ctest_gpu.log" 2>&1; then
+    say "ctest -L gpu: $(grep -E 'tests passed' "$out/ctest_gpu.log")"
+  else
+    status=1
+    say "ctest -L gpu: FAILED: $(grep -E 'tests passed' "$out/ctest_gpu.log")"
+    grep -E "\*\*\*Failed|FAILED|Timeout" "$out/ctest_gpu.log" | head -20 | tee -a "$summary"
+  fi
+  grep -E "GpuSetup\." "$out/ctest_gpu.log" | sed 's/^ *[0-9/]* *Test *#[0-9]*: /  /' | tee -a "$summary"
+  if ctest --test-dir "$build" -R '^(CloverDevice|GaugeDevice|Dirac|Solver)\.' -j 8 --timeout 300 > "$out/ctest_cpu_suite.log" 2>&1; then
+    say "ctest CloverDevice, GaugeDevice, Dirac, Solver (CPU suite, on the GPU): $(grep -E 'tests passed' "$out/ctest_cpu_suite.log")"
+  else
+    status=1
+    say "ctest CloverDevice, GaugeDevice, Dirac, Solver: FAILED: $(grep -E 'tests passed' "$out/ctest_cpu_suite.log")"
+    grep -E "\*\*\*Failed|Timeout" "$out/ctest_cpu_suite.log" | head -20 | tee -a "$summary"
+  fi
+fi
+say "tests done ($(elapsed))"
+
+# ---- 4. timings ----
+exe=$build/emprism-mpi
+sed -e "s/^extents = .*/extents = [$extents]/" -e 's/^file = .*/file = "one_solve.h5"/' \
+  "$repo/jobs/bench/bench_32x64.toml" > "$work/one_solve.toml"
+printf '\n[metrics]\npeak = false\n' >> "$work/one_solve.toml"
+sed -e "s/^extents = .*/extents = [$extents]/" "$repo/jobs/bench/propagator_32x64.toml" > "$work/propagator.toml"
+run() {  # run NAME: NAME.toml on one rank, not bound to a core (Open MPI binds one rank to one core by default,
+  # which leaves the host loops one thread); leaves NAME.log, NAME.rc and NAME.wall (process seconds)
+  local a b
+  a=$(date +%s.%N)
+  (cd "$work" && OMP_NUM_THREADS=$jobs timeout 300 mpiexec -n 1 --bind-to none "$exe" "$1.toml" > "$1.log" 2>&1
+  echo $? > "$1.rc")
+  b=$(date +%s.%N)
+  awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b - a }' > "$work/$1.wall"
+}
+stamp() {  # stamp NAME PATTERN: seconds of the day of the first log line matching PATTERN
+  grep -m1 -E "$2" "$work/$1.log" | sed -n 's/^\[[0-9-]* \([0-9]*\):\([0-9]*\):\([0-9.]*\)\].*/\1 \2 \3/p' |
+    awk '{ printf "%.3f", $1 * 3600 + $2 * 60 + $3 }'
+}
+lstamp() {  # the same for the last matching line
+  grep -E "$2" "$work/$1.log" | tail -1 | sed -n 's/^\[[0-9-]* \([0-9]*\):\([0-9]*\):\([0-9.]*\)\].*/\1 \2 \3/p' |
+    awk '{ printf "%.3f", $1 * 3600 + $2 * 60 + $3 }'
+}
+diff_s() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "-"; else printf "%.3f", b - a }'; }
+run one_solve
+[ "${EMPRISM_DEVICE_SKIP_PROPAGATOR:-0}" = 1 ] || run propagator
+say "timings done ($(elapsed))"
+
+# ---- 5. table ----
+say ""
+say "lattice [$extents], backend $backend"
+w=one_solve
+first=$(stamp $w "emprism-mpi ")
+before=$(diff_s "$first" "$(stamp $w "solve '[a-z_]*': [a-z_]* source")")
+whole=$(diff_s "$first" "$(lstamp $w "wrote ")")
+solve=$(sed -n "s/.*solve '[a-z]*': converged in .*, \([0-9.]*\) s$/\1/p" "$work/$w.log" | head -1)
+limit=$(awk -v s="$solve" 'BEGIN { if (s == "") print "-"; else printf "%.3f", 1.0 + 1.2 * s }')
+say "one_solve (exit $(cat "$work/$w.rc")): before CG ${before} s (target <= 1.0); whole run ${whole} s, solve" \
+  "${solve:--} s, target whole <= ${limit} s; process wall $(cat "$work/$w.wall") s"
+grep -E "set-up: " "$work/$w.log" | sed 's/^.*\] /  /' | tee -a "$summary"
+grep -E "^\[.*\] (setup[._][a-z_.]*) " "$work/$w.log" | sed 's/^.*\] /  /' | tee -a "$summary"
+if [ "${EMPRISM_DEVICE_SKIP_PROPAGATOR:-0}" != 1 ]; then
+  w=propagator
+  prop=$(sed -n "s/.*propagator complete in \([0-9.]*\) s$/\1/p" "$work/$w.log" | head -1)
+  cg=$(sed -n "s/.*(spin [0-9], colour [0-9]): converged in .*, \([0-9.]*\) s$/\1/p" "$work/$w.log" |
+    awk '{ s += $1; n++ } END { if (n) printf "%.3f %d", s, n }')
+  ratio=$(echo "$prop $cg" | awk 'NF == 3 && $2 > 0 { printf "%.2f", $1 / $2 }')
+  say "propagator (exit $(cat "$work/$w.rc")): whole ${prop:--} s, sum of CG ${cg:--} (s, solves), ratio ${ratio:--}" \
+    "(target <= 1.3); process wall $(cat "$work/$w.wall") s"
+  grep -E "set-up: " "$work/$w.log" | sed 's/^.*\] /  /' | tee -a "$summary"
+  grep -E "^\[.*\] (setup[._][a-z_.]*|host_[a-z_]*) " "$work/$w.log" | sed 's/^.*\] /  /' | tee -a "$summary"
+fi
+touch "$out/ctest_gpu.log" "$out/ctest_cpu_suite.log"
+tar -czf "$out/results.tar.gz" -C "$out" work cmake.log build.log summary.txt ctest_gpu.log ctest_cpu_suite.log \
+  2> /dev/null
+rm -rf "$work"
+say "total $(elapsed); exit $status"
+exit $status
