@@ -5,8 +5,12 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
+#include <cstdlib>
 #include <stdexcept>
+#include <thread>
+#include <utility>
 
 namespace emprism {
 
@@ -19,14 +23,59 @@ int checked_count(std::size_t n, const char* what) {
 
 }  // namespace
 
-int first_failing_rank(Communicator& comm, bool failed) {
+namespace {
+
+FaultReporter& fault_reporter() {
+  static FaultReporter reporter;
+  return reporter;
+}
+
+// The agreement on the lowest failing rank (one non-blocking MPI_Allreduce). A rank that failed waits at most
+// kFaultAgreementSeconds for the others: when they do not come, they are stuck in a collective call of a library
+// (MPI-IO, HDF5) that this rank left, and only ending the job frees them.
+int agree_on_first(Communicator& comm, bool failed, const std::string& message) {
   int first = failed ? comm.rank() : comm.size();
-  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm.handle());
-  return first;
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Iallreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm.handle(), &request);
+  if (!failed) {
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    return first;
+  }
+  const double wait_s = fault_agreement_seconds();
+  const double deadline = MPI_Wtime() + wait_s;
+  for (int done = 0;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return first;
+    if (MPI_Wtime() > deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  const std::string line = message +
+                           (comm.rank() != 0 ? " (on rank " + std::to_string(comm.rank()) + ")" : std::string()) +
+                           "; the other ranks did not respond within " + std::to_string(static_cast<int>(wait_s)) +
+                           " s (stuck in a collective I/O call): ending the job";
+  if (fault_reporter()) fault_reporter()(line);
+  comm.abort(1);
+}
+
+}  // namespace
+
+void set_fault_reporter(FaultReporter reporter) { fault_reporter() = std::move(reporter); }
+
+double fault_agreement_seconds() {
+  static const double seconds = [] {
+    const char* v = std::getenv("EMPRISM_FAULT_AGREEMENT_S");
+    const double s = v != nullptr ? std::atof(v) : 0.0;
+    return s > 0 ? s : kFaultAgreementSeconds;
+  }();
+  return seconds;
+}
+
+int first_failing_rank(Communicator& comm, bool failed, const std::string& message) {
+  return agree_on_first(comm, failed, message);
 }
 
 std::optional<RankFailure> first_failure(Communicator& comm, int kind, const std::string& message) {
-  const int first = first_failing_rank(comm, kind != 0);
+  const int first = agree_on_first(comm, kind != 0, message);
   if (first == comm.size()) return std::nullopt;
   int head[2] = {kind, static_cast<int>(std::min<std::size_t>(message.size(), INT_MAX))};
   MPI_Bcast(head, 2, MPI_INT, first, comm.handle());
@@ -44,8 +93,8 @@ void throw_first_failure(Communicator& comm, int kind, const std::string& messag
   if (!failure) return;
   std::string text = failure->message;
   if (name_rank && failure->rank != 0) text += " (on rank " + std::to_string(failure->rank) + ")";
-  if (failure->kind == 2) throw InputError(text);
-  throw RuntimeFailure(text);
+  if (failure->kind == 2) throw AgreedInputError(text);
+  throw AgreedRuntimeFailure(text);
 }
 
 void broadcast_bytes(Communicator& comm, void* data, std::size_t bytes, int root) {

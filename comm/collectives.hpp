@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -30,14 +31,25 @@ struct RankFailure {
   std::string message;
 };
 
+// A rank whose step failed waits this long in the agreement for the others; when they do not come (stuck in a
+// collective call of MPI-IO or HDF5 that the failing rank left), it reports its failure through the fault reporter
+// (one line) and ends the job (MPI_Abort, exit code 1), so that a fault on one rank never hangs the job.
+// The default is kFaultAgreementSeconds; the environment variable EMPRISM_FAULT_AGREEMENT_S (seconds > 0) replaces
+// it (read once).
+constexpr double kFaultAgreementSeconds = 30.0;
+double fault_agreement_seconds();
+using FaultReporter = std::function<void(const std::string& line)>;
+// The program's one-line error report, used only when a failing rank ends the job as above.
+void set_fault_reporter(FaultReporter reporter);
+
 // Every rank passes the outcome of its own step: kind 0 = success, any other value = failed with `message`.
 // Returns on every rank the failure of the lowest failing rank (kind and message sent from it), or nullopt when
 // every rank succeeded. One MPI_Allreduce when all succeed, two broadcasts more otherwise.
 std::optional<RankFailure> first_failure(Communicator& comm, int kind, const std::string& message);
 
-// Throws on every rank the exception of the lowest rank whose `kind` is not 0 (kind 2: InputError, any other:
-// RuntimeFailure) with its message, followed by " (on rank N)" when N != 0 and name_rank; returns on every rank when
-// all kinds are 0. Collective.
+// Throws on every rank the exception of the lowest rank whose `kind` is not 0 (kind 2: AgreedInputError, any other:
+// AgreedRuntimeFailure: every rank throws it alike, so the caller may end every rank cleanly) with its message,
+// followed by " (on rank N)" when N != 0 and name_rank; returns on every rank when all kinds are 0. Collective.
 void throw_first_failure(Communicator& comm, int kind, const std::string& message, bool name_rank);
 
 // Runs body() on this rank, then agrees with every rank: when it threw on any rank, every rank throws the exception
@@ -64,8 +76,9 @@ void agreed_step(Communicator& comm, Body&& body, bool name_rank = true,
   throw_first_failure(comm, kind, message, name_rank);
 }
 
-// The lowest rank that passes failed = true, or comm.size() when none does (one MPI_Allreduce).
-int first_failing_rank(Communicator& comm, bool failed);
+// The lowest rank that passes failed = true, or comm.size() when none does (one MPI_Iallreduce; a failing rank waits
+// for the others at most fault_agreement_seconds(), then reports `message` and ends the job).
+int first_failing_rank(Communicator& comm, bool failed, const std::string& message = "a rank failed");
 
 // `bytes` bytes at data from root to every rank (in place).
 void broadcast_bytes(Communicator& comm, void* data, std::size_t bytes, int root = 0);

@@ -70,6 +70,15 @@ int Communicator::local_rank() const {
   return r;
 }
 
+int Communicator::local_size() const {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+  int n = 1;
+  MPI_Comm_size(node, &n);
+  MPI_Comm_free(&node);
+  return n;
+}
+
 void Communicator::barrier() { MPI_Barrier(comm_); }
 
 void Communicator::abort(int code) {

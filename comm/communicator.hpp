@@ -26,6 +26,7 @@ class Communicator {
   int rank() const { return rank_; }
   // Rank among the ranks of this node (MPI_COMM_TYPE_SHARED), for choosing this rank's GPU (collective).
   int local_rank() const;
+  int local_size() const;  // ranks of this communicator on this node (shared memory)
   int size() const { return size_; }
   MPI_Comm handle() const { return comm_; }
   // In-place global sum of n doubles over all ranks (collective, deterministic: partials are added in rank

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "kernels/errors.hpp"
@@ -64,7 +65,17 @@ void setup_logging(const std::string& level, int rank, const std::string& per_ra
 }
 
 void print_error(const std::string& message) {
-  std::fprintf(stderr, "emprism-mpi: ERROR: %s\n", message.c_str());
+  // One line whatever the message holds (HDF5's and the system's texts may end in or embed newlines).
+  std::string line;
+  for (const char c : message) {
+    if (c != '\n' && c != '\r') {
+      line += c;
+    } else if (!line.empty() && line.back() != ' ') {
+      line += ' ';
+    }
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  std::fprintf(stderr, "emprism-mpi: ERROR: %s\n", line.c_str());
   std::fflush(stderr);
 }
 

@@ -41,6 +41,8 @@ PACKAGES=(
   python3 python3-h5py python3-numpy python3-matplotlib python3-scipy python3-pytest
   # the static checks of the job scripts (tests/slurm/test_local_slurm.sh, step 1)
   shellcheck
+  # jobs/fuzz.sh (CI): clang with libFuzzer and the sanitizer runtimes, and clang's OpenMP
+  clang libclang-rt-dev libomp-dev
 )
 # Only with EMPRISM_SETUP_SLURM=1: a single-node Slurm for tests/slurm/test_local_slurm.sh (srun --mpi=pmix).
 SLURM_PACKAGES=(slurmctld slurmd slurm-client munge libpmix-dev)

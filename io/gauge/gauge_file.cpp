@@ -303,7 +303,8 @@ void encode_link(unsigned char* p, const SU3<double>& u, int rows, int precision
 // Errors agreed by all ranks, broadcasts
 
 void agree_on_error(Communicator& comm, const std::string& message) {
-  if (const auto failure = first_failure(comm, message.empty() ? 0 : 1, message)) throw InputError(failure->message);
+  if (const auto failure = first_failure(comm, message.empty() ? 0 : 1, message))
+    throw AgreedInputError(failure->message);  // every rank alike
 }
 
 void bcast_bytes(Communicator& comm, void* data, std::size_t bytes, int root) {
@@ -541,11 +542,13 @@ void finish_read(const std::string& path, HostGauge& u, const ProcessGrid* grid,
         if (!(dev <= tol)) {
           static const char* names[4] = {"x", "y", "z", "t"};
           const Extents& o = g.origin();
-          throw InputError(
-              path + ": link U_" + names[mu] + " at site (x, y, z, t) = (" + std::to_string(o[0] + x[0]) + ", " +
-              std::to_string(o[1] + x[1]) + ", " + std::to_string(o[2] + x[2]) + ", " + std::to_string(o[3] + x[3]) +
-              ") is not in SU(3): max(|U U^dag - 1|, |det U - 1|) = " + format_double("%.3g", dev) + " > " +
-              format_double("%.0e", tol) + " (" + std::to_string(info.precision_bits) + "-bit data)");
+          throw InputError(path + ": link U_" + names[mu] + " at site (x, y, z, t) = (" + std::to_string(o[0] + x[0]) +
+                           ", " + std::to_string(o[1] + x[1]) + ", " + std::to_string(o[2] + x[2]) + ", " +
+                           std::to_string(o[3] + x[3]) + ") is not in SU(3): " +
+                           (std::isfinite(dev) ? "max(|U U^dag - 1|, |det U - 1|) = " + format_double("%.3g", dev) +
+                                                     " > " + format_double("%.0e", tol)
+                                               : std::string("it holds a value that is not finite (NaN or Inf)")) +
+                           " (" + std::to_string(info.precision_bits) + "-bit data)");
         }
       }
     }

@@ -15,11 +15,11 @@
 // Who may call: read_lime and write_lime are collective over comm (errors agreed by all ranks); rank 0 alone reads
 // the record headers and writes the records other than the binary data; every rank reads/writes its own rows.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <regex>
 
 #include "io/gauge/formats.hpp"
 
@@ -46,12 +46,40 @@ struct LimeLayout {
 
 std::uint64_t pad8(std::uint64_t n) { return (n + 7) / 8 * 8; }
 
-// The text of the first element <tag>text</tag> (optionally with a namespace prefix or attributes), trimmed.
+bool xml_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'; }
+
+// The text of the first element <tag>text</tag> (optionally with a namespace prefix or attributes), trimmed; the
+// text holds no '<' and is followed by a closing tag. One pass over the record (no regular expression: records come
+// from files and may be large), each character looked at a bounded number of times.
 std::optional<std::string> xml_value(const std::string& xml, const std::string& tag) {
-  const std::regex re("<(?:[A-Za-z_][\\w.-]*:)?" + tag + "(?:\\s[^>]*)?>\\s*([^<]*?)\\s*</");
-  std::smatch m;
-  if (!std::regex_search(xml, m, re)) return std::nullopt;
-  return m[1].str();
+  const std::size_t n = xml.size();
+  std::size_t next_gt = 0;  // the first '>' at or after a position, cached (positions only grow)
+  for (std::size_t pos = xml.find('<'); pos != std::string::npos; pos = xml.find('<', pos + 1)) {
+    std::size_t p = pos + 1, q = p;
+    while (q < n && xml_name_char(xml[q])) ++q;
+    if (q < n && xml[q] == ':' && q > p && !std::isdigit(static_cast<unsigned char>(xml[p]))) p = q + 1;
+    if (xml.compare(p, tag.size(), tag) != 0) continue;
+    p += tag.size();
+    if (p >= n) return std::nullopt;
+    if (std::isspace(static_cast<unsigned char>(xml[p]))) {  // attributes up to the next '>'
+      if (next_gt < p) next_gt = xml.find('>', p);
+      if (next_gt == std::string::npos) return std::nullopt;
+      p = next_gt;
+    } else if (xml[p] != '>') {
+      continue;
+    }
+    const std::size_t end = xml.find('<', p + 1);
+    if (end == std::string::npos) return std::nullopt;
+    if (xml.compare(end, 2, "</") != 0) {
+      pos = end - 1;  // the next candidate is this '<'
+      continue;
+    }
+    std::size_t a = p + 1, b = end;
+    while (a < b && std::isspace(static_cast<unsigned char>(xml[a]))) ++a;
+    while (b > a && std::isspace(static_cast<unsigned char>(xml[b - 1]))) --b;
+    return xml.substr(a, b - a);
+  }
+  return std::nullopt;
 }
 
 bool parse_int(const std::string& s, int& out) {
@@ -141,6 +169,8 @@ void scan_xml_record(LimeScan& scan, const std::string& type, const std::string&
   }
 }
 
+double ext_volume(const std::array<int, 4>& e) { return double(e[0]) * e[1] * e[2] * e[3]; }
+
 // The layout from the records, checked: a binary record of su3gauge data whose size fits the stated extents and
 // precision (the ildg-format record's, else the SciDAC private records').
 LimeLayout finish_layout(const LimeScan& scan, const std::string& path) {
@@ -152,6 +182,14 @@ LimeLayout finish_layout(const LimeScan& scan, const std::string& path) {
   const std::optional<std::array<int, 4>> extents = scan.fmt_extents ? scan.fmt_extents : scan.private_extents;
   if (!precision) throw InputError(path + ": no ildg-format record stating the precision");
   if (!extents) throw InputError(path + ": no ildg-format record stating the lattice extents");
+  if (scan.fmt_extents && scan.private_extents && *scan.fmt_extents != *scan.private_extents)
+    throw InputError(path + ": the ildg-format record states the extents " + extents_string(*scan.fmt_extents) +
+                     " but scidac-private-file-xml states " + extents_string(*scan.private_extents));
+  for (int mu = 0; mu < 4; ++mu)
+    if ((*extents)[mu] < 1 || (*extents)[mu] > (1 << 20))
+      throw InputError(path + ": extents " + extents_string(*extents) + " in the XML records are out of range");
+  if (double(ext_volume(*extents)) > 1e15)
+    throw InputError(path + ": extents " + extents_string(*extents) + " in the XML records are out of range");
   if (*precision != 32 && *precision != 64)
     throw InputError(path + ": precision " + std::to_string(*precision) + " in the ildg-format record (32 or 64)");
   L.precision = *precision;

@@ -116,6 +116,10 @@ Header read_header(const std::string& path, const std::array<int, 4>* global) {
   if (hd.order != 0)
     throw InputError(path + ": site order " + std::to_string(hd.order) +
                      " (node-dump order with a site list) is not supported; only natural order (0) is");
+  // Before any 64-bit product (dimensions up to 2^20 each): the file cannot hold more sites than its bytes.
+  if (double(hd.dims[0]) * hd.dims[1] * hd.dims[2] * hd.dims[3] * 4 * 18 * 4 > double(size))
+    throw InputError(path + ": truncated: the file's " + std::to_string(size) + " bytes are too few for " +
+                     detail::extents_string(hd.dims) + " sites");
   const std::int64_t vol = std::int64_t(hd.dims[0]) * hd.dims[1] * hd.dims[2] * hd.dims[3];
   const std::int64_t single = kHeaderBytes + vol * 4 * 18 * 4, dbl = kHeaderBytes + vol * 4 * 18 * 8;
   if (size == single)

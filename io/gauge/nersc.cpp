@@ -158,6 +158,12 @@ NerscLayout parse_nersc(const std::string& path) {
   read_data_format(keys, path, L);
   read_header_checks(keys, path, L);
 
+  // Checked before any product in 64 bits and before anything is allocated: the file must hold every site.
+  const double sites = double(L.extents[0]) * L.extents[1] * L.extents[2] * L.extents[3];
+  if (sites * 4 * reals_per_link(L.rows) * (L.precision / 8) > double(size))
+    throw InputError(path + ": truncated: DIMENSION_* give " +
+                     extents_string({L.extents[0], L.extents[1], L.extents[2], L.extents[3]}) +
+                     " sites, more than the file's " + std::to_string(size) + " bytes hold");
   const std::int64_t volume = std::int64_t(L.extents[0]) * L.extents[1] * L.extents[2] * L.extents[3];
   const std::int64_t data = volume * 4 * reals_per_link(L.rows) * (L.precision / 8);
   const std::string what = extents_string({L.extents[0], L.extents[1], L.extents[2], L.extents[3]}) + " sites of " +

@@ -136,6 +136,10 @@ void check_header(const Header& hd, std::int64_t file_size, const std::string& p
                        " are not even positive lattice sizes)");
   const std::array<int, 4> ext = our_extents(hd.n);
   if (global && ext != *global) throw InputError(detail::extents_mismatch(path, ext, *global));
+  // Before any 64-bit product (extents up to 2^20 each): the file cannot hold more sites than its bytes.
+  if (double(hd.n[0]) * hd.n[1] * hd.n[2] * hd.n[3] / 2 * kRecordBytes > double(file_size))
+    throw InputError(path + ": truncated file (" + std::to_string(file_size) + " bytes, too few for extents " +
+                     extents_str(ext) + ")");
   const std::int64_t want = expected_size(hd.n);
   if (file_size < want)
     throw InputError(path + ": truncated file (" + std::to_string(file_size) + " bytes, expected " +

@@ -264,6 +264,7 @@ void FieldWriter::State::write_collective(File& file, hid_t dset, const FieldSha
 #if EMPRISM_H5_COLLECTIVE
   checked(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), label, "create a collective transfer property list");
 #endif
+  test_write_fault(file.comm().rank(), label, what);
   checked(H5Dwrite(dset, mem_type.get(), mspace.get(), fspace.get(), dxpl.get(), data), label, what);
 }
 
@@ -326,6 +327,7 @@ void FieldWriter::State::gather(File& file, hid_t dset, const FieldShape& f, con
       start[0] = static_cast<hsize_t>(t);
       count[0] = 1;
       select_block(fspace.get(), f, at, start, count, label, what);
+      if (t == 0) test_write_fault(0, label, what);
       checked(H5Dwrite(dset, mem_type.get(), mspace.get(), fspace.get(), H5P_DEFAULT, buf.slice.data()), label, what);
     } catch (const std::exception& e) {
       err = e.what();

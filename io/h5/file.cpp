@@ -2,6 +2,10 @@
 // attributes, small datasets and tables, the deferred variable-length writes of Collective mode, closing.
 #include "io/h5/file.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -297,6 +301,23 @@ File::File(const Communicator& comm, const std::string& path, const std::string&
   open_ = true;
 }
 
+namespace {
+
+// fsync of the file (through a descriptor of its own: the data written by every process reaches the disk), and a
+// check that the file on disk is as long as HDF5 says it is. A full disk or an I/O error surfaces here at the
+// latest.
+void sync_to_disk(const std::string& path, const std::string& label, const std::string& what) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const int err = errno;
+    if (fd >= 0) ::close(fd);
+    throw RuntimeFailure("HDF5 output '" + label + "': cannot " + what + " (" + std::strerror(err) + ")");
+  }
+  ::close(fd);
+}
+
+}  // namespace
+
 File::~File() { close_quietly(); }
 
 void File::close_quietly() {
@@ -318,10 +339,13 @@ Object File::open(const std::string& path) {
   return Object(this, o.release(), path);
 }
 
-void File::flush() {
+void File::flush(bool durable) {
   step([&] {
     if (!holds_file()) return;
-    checked(H5Fflush(file_, H5F_SCOPE_GLOBAL), label_, "flush the " + role_ + " '" + path_ + "'");
+    const std::string what = "flush the " + role_ + " '" + path_ + "'";
+    test_write_fault(comm_.rank(), label_, what);
+    checked(H5Fflush(file_, H5F_SCOPE_GLOBAL), label_, what);
+    if (durable && is_root()) sync_to_disk(path_, label_, what);
   });
 }
 

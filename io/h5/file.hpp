@@ -145,7 +145,9 @@ class File {
   Object root();  // "/" (empty where !holds_file())
   // Opens an existing object by its absolute path (where holds_file()).
   Object open(const std::string& path);
-  void flush();  // collective step
+  // Collective step: HDF5's flush; with durable, rank 0 also fsyncs the file (its data is then on the disk, or the
+  // failure is reported on every rank).
+  void flush(bool durable = false);
   // Closes the file on every rank, then rank 0 writes the deferred variable-length data (Collective mode) into the
   // file reopened serially. Collective; errors agreed. A second close() does nothing.
   void close();

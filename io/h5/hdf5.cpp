@@ -1,6 +1,9 @@
 // hdf5.cpp: owned identifiers, errors, types and dataspaces of hdf5.hpp (HDF5 C API).
 #include "io/h5/hdf5.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "kernels/errors.hpp"
 
 namespace emprism::io::h5 {
@@ -32,6 +35,16 @@ Hid checked(hid_t id, Hid::Closer closer, const std::string& label, const std::s
 
 void checked(herr_t rc, const std::string& label, const std::string& what) {
   if (rc < 0) fail(label, what);
+}
+
+void test_write_fault(int rank, const std::string& label, const std::string& what) {
+  static const char* spec = std::getenv("EMPRISM_TEST_FAIL_WRITE");
+  if (spec == nullptr || *spec == '\0') return;
+  static int points = 0;
+  int fail_rank = -1, fail_at = 0;
+  if (std::sscanf(spec, "%d:%d", &fail_rank, &fail_at) != 2 || rank != fail_rank) return;
+  if (++points == fail_at)
+    throw RuntimeFailure("HDF5 output '" + label + "': cannot " + what + " (No space left on device [test hook])");
 }
 
 void quiet_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }

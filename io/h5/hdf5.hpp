@@ -64,6 +64,10 @@ std::string hdf5_detail();
 [[noreturn]] void fail(const std::string& label, const std::string& what);
 Hid checked(hid_t id, Hid::Closer closer, const std::string& label, const std::string& what);
 void checked(herr_t rc, const std::string& label, const std::string& what);
+// Test hook (tests only): EMPRISM_TEST_FAIL_WRITE="<rank>:<n>" makes the n-th write point (a field write or a flush,
+// counted from 1) on that rank (of the file's communicator) fail as a full disk would: RuntimeFailure("HDF5 output
+// '<label>': cannot <what> (No space left on device [test hook])"). Nothing when unset.
+void test_write_fault(int rank, const std::string& label, const std::string& what);
 // Silences HDF5's automatic error printing (errors are reported through the exceptions above).
 void quiet_errors();
 

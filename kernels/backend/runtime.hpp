@@ -17,7 +17,9 @@
 
 namespace emprism::backend {
 
-const char* name();         // "CPU", "HIP" or "CUDA"
+const char* name();  // "CPU", "HIP" or "CUDA"
+// Bytes of memory of the selected device; 0 on the CPU backend (its device memory is the host's).
+std::size_t device_memory_bytes();
 std::string device_name();  // e.g. "NVIDIA H100 80GB HBM3" or "host CPU (16 OpenMP threads)"
 bool device_is_host();      // device pointers are host pointers (CPU backend)
 int device_count();         // GPUs visible to this process (0 on the CPU backend)

@@ -61,6 +61,14 @@ std::string device_name() {
          std::to_string(p.totalGlobalMem / (1024 * 1024)) + " MiB)";
 }
 
+std::size_t device_memory_bytes() {
+  int d = 0;
+  gpu::check(gpu::get_device(&d), "get device");
+  gpu::device_prop_t p;
+  gpu::check(gpu::get_device_properties(&p, d), "device properties");
+  return p.totalGlobalMem;
+}
+
 bool device_is_host() { return false; }
 
 int device_count() {

@@ -2,6 +2,7 @@
 #include "src/lattice/gauge.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "comm/host_halo.hpp"
 #include "kernels/gauge_generate.hpp"
@@ -56,6 +57,10 @@ SU3<double> project_su3(const SU3<double>& m) { return project_to_su3(m); }
 SU3<double> haar_su3_from_gaussians(const double gauss[18]) { return haar_from_gaussians(gauss); }
 
 double unitarity_deviation(const SU3<double>& u) {
+  for (int i = 0; i < 3; ++i)  // std::fmax below drops NaN: a link with a NaN or Inf is no SU(3) matrix at all
+    for (int j = 0; j < 3; ++j)
+      if (!std::isfinite(u.e[i][j].re) || !std::isfinite(u.e[i][j].im))
+        return std::numeric_limits<double>::infinity();
   const SU3<double> p = u * dagger(u);
   double dev = 0;
   for (int i = 0; i < 3; ++i)

@@ -76,7 +76,8 @@ HostGauge make_random_gauge(const Geometry& g, std::uint64_t seed, double width)
 SU3<double> haar_su3_from_gaussians(const double gauss[18]);
 // Projects a non-singular 3x3 matrix to SU(3) (rows 0, 1 orthonormalised, row 2 = conj(row0 x row1)).
 SU3<double> project_su3(const SU3<double>& m);
-// max |U U^dag - 1| and |det U - 1| for the SU(3) checks.
+// max |U U^dag - 1| and |det U - 1| for the SU(3) checks; +infinity when an entry of u is NaN or infinite (so a
+// check `dev <= tol` fails for it).
 double unitarity_deviation(const SU3<double>& u);
 
 // Average over sites and the 6 planes of Re tr P_{mu nu}(x) / 3 (needs the forward halo); with a

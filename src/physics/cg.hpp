@@ -3,7 +3,9 @@
 // |r| / |b| <= tol. Inner solve (precision Ri) of M e = r: bhat = prepared source, CG on
 // Mhat^dag Mhat e_o = Mhat^dag bhat, e_e reconstructed, x += e. With Ro = Ri this is CG with restarts on the
 // true residual; with Ro = double, Ri = float it is mixed-precision defect correction (reliable updates).
-// The residual history holds, per CG iteration, |Mhat^dag (bhat - Mhat e_o)| relative to the first cycle's
+// Stops when converged, after max_iter CG iterations in all (max_iter always holds), when the true residual
+// stagnates, or at the first residual or CG coefficient that is not finite (CgResult::nonfinite; checked every
+// iteration). The residual history holds, per CG iteration, |Mhat^dag (bhat - Mhat e_o)| relative to the first cycle's
 // |Mhat^dag bhat|. Collective (reductions) on all ranks.
 // Global sums: two per CG iteration, one double each: |Mhat p|^2 (oe_clover's epilogue writes it per site; it is
 // reduced on the device and summed over ranks while the device applies Mhat^dag) and |r|^2 (fused into the
@@ -32,6 +34,9 @@ struct CgResult {
   double true_residual = 0;
   bool converged = false;
   bool stagnated = false;  // the true residual stopped improving (precision floor)
+  // A residual or a CG coefficient was NaN or infinite (values out of the precision's range): the solve stopped at
+  // once. Every rank sees the same global sums, so every rank stops alike.
+  bool nonfinite = false;
   double seconds = 0;
   std::vector<double> history;
 };

@@ -68,24 +68,36 @@ void carry_over(const std::string& partial, const std::vector<CompleteSolve>& so
   }
 }
 
+// True when the partial file is readable and holds no complete solve: a run killed before its first solve left it,
+// and nothing is lost by replacing it (the caller holds the output's lock: no run is writing it).
+bool holds_no_complete_solve(const std::string& partial) {
+  try {
+    return read_run_state(partial).solves.empty();
+  } catch (const RuntimeFailure&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 std::string partial_path(const std::string& final_path) { return final_path + ".partial"; }
 
-void check_output_path(const std::string& final_path, bool overwrite) {
+void check_output_location(const std::string& final_path) {
   if (final_path.empty()) throw InputError("output.file: is empty; give the path of the HDF5 file to write");
   const fs::path p(final_path);
   if (!p.has_filename()) throw InputError("output.file: '" + final_path + "' names a directory, not a file");
   std::error_code ec;
-  const fs::file_status st = fs::status(p, ec);
-  if (fs::exists(st)) {
-    if (fs::is_directory(st)) throw InputError("output.file: '" + final_path + "' is a directory");
-    if (!overwrite)
-      throw InputError("output.file: '" + final_path + "' exists; set output.overwrite = true to replace it");
-  }
+  if (fs::is_directory(fs::status(p, ec))) throw InputError("output.file: '" + final_path + "' is a directory");
   const std::string dir = p.parent_path().empty() ? std::string(".") : p.parent_path().string();
   if (!fs::is_directory(fs::status(dir, ec))) throw InputError("output.file: directory '" + dir + "' does not exist");
   if (::access(dir.c_str(), W_OK | X_OK) != 0) throw InputError("output.file: directory '" + dir + "' is not writable");
+}
+
+void check_output_path(const std::string& final_path, bool overwrite) {
+  check_output_location(final_path);
+  std::error_code ec;
+  if (fs::exists(fs::status(final_path, ec)) && !overwrite)
+    throw InputError("output.file: '" + final_path + "' exists; set output.overwrite = true to replace it");
 }
 
 RunState read_run_state(const std::string& path) {
@@ -132,7 +144,7 @@ RunState check_partial(const std::string& final_path, const CheckpointOptions& o
   std::error_code ec;
   if (!fs::exists(partial, ec)) return {};
   if (!options.resume) {
-    if (options.overwrite) return {};
+    if (options.overwrite || holds_no_complete_solve(partial)) return {};
     throw InputError("output.file: '" + partial +
                      "' holds the results of an interrupted run; set output.resume = true (or --resume) to continue "
                      "it, or output.overwrite = true to start again");
@@ -251,9 +263,17 @@ std::optional<CompleteSolve> CheckpointStore::resumed(const std::string& name) c
 
 void CheckpointStore::mark_complete(const std::string& name) {
   require_open("mark a solve complete");
+  file_->flush(true);  // the solve's data on the disk first: a write error stops here, before the flag
   write_complete_flag(*file_, name);
-  file_->flush();
+  file_->flush(true);
   ++complete_;
+}
+
+void CheckpointStore::close_after_agreed_failure() {
+  try {
+    if (file_ && file_->is_open()) file_->close();
+  } catch (const std::exception&) {  // agreed on every rank: the destructor then skips nothing collective
+  }
 }
 
 void CheckpointStore::flush() {

@@ -49,7 +49,11 @@ std::string input_difference(const std::string& in_file, const std::string& here
 // "<target>.partial": where a run writes until commit() (deterministic, so a later run can resume from it).
 std::string partial_path(const std::string& final_path);
 
-// Checks before any work that final_path may be written: throws InputError("output.file: ..."). Local.
+// Checks before any work that final_path names a file in a writable directory (whether or not it exists): throws
+// InputError("output.file: ..."). Local.
+void check_output_location(const std::string& final_path);
+// check_output_location, and that final_path does not exist unless overwrite: throws InputError("output.file: ...").
+// Local.
 void check_output_path(const std::string& final_path, bool overwrite);
 
 // How to open the output.
@@ -100,6 +104,9 @@ class CheckpointStore {
   // Flags /solves/<name> complete (written last, after its data and correlators) and flushes: from now on a crash
   // does not lose the solve.
   void mark_complete(const std::string& name);
+  // After a failure every rank shares (NonFiniteError): closes the file on every rank, so the complete solves stay
+  // readable for a resumed run. Never throws. Collective.
+  void close_after_agreed_failure();
   // Flushes what is written so far (in Collective mode /input and /metrics/kernels are only written by commit()).
   void flush();
   // Closes the file on every rank, then rank 0 renames it to final_path (atomic on one file system). Throws

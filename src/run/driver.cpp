@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -27,7 +28,10 @@
 #include "src/physics/peak.hpp"
 #include "src/run/checkpoint.hpp"
 #include "src/run/execute.hpp"
+#include "src/run/gauge_setup.hpp"
 #include "src/run/input.hpp"
+#include "src/run/memory_check.hpp"
+#include "src/run/output_lock.hpp"
 #include "src/run/overrides.hpp"
 #include "src/run/parameters.hpp"
 #include "src/run/plan.hpp"
@@ -40,24 +44,6 @@ namespace {
 
 std::string extents_str(const Extents& e) {
   return std::to_string(e[0]) + "x" + std::to_string(e[1]) + "x" + std::to_string(e[2]) + "x" + std::to_string(e[3]);
-}
-
-// Bytes of device memory the solve needs (fields of precision R plus the double outer fields when mixed).
-double memory_estimate(const Config& cfg, std::int64_t volume) {
-  const double vh = volume / 2.0;
-  auto per_precision = [&](double r) {
-    const double gauge = 8 * vh * 18 * r, clover = 4 * vh * 72 * r, spinors = 16 * vh * 24 * r;
-    return gauge + clover + spinors;
-  };
-  switch (cfg.solver.precision) {
-    case Precision::Single:
-      return per_precision(4);
-    case Precision::Double:
-      return per_precision(8);
-    case Precision::Mixed:
-      return per_precision(4) + per_precision(8);
-  }
-  return 0;
 }
 
 void log_setup(const Config& cfg, const Communicator& comm, const ProcessGrid& grid) {
@@ -124,8 +110,24 @@ struct Validated {
   OutputPlan plan;  // resume decision: the previous run's state, or output.file already complete
 };
 
-// Reads and checks the input, the output and the process grid on this rank (InputError naming the key or file).
-Validated validate(const CommandLine& cl, Communicator& comm, ProcessGrid& grid) {
+// Rank 0 takes the lock of the output (a dry run only checks that no live run holds it): before the output or its
+// partial file is read, created or truncated. InputError naming output.file and the owner.
+void lock_output(const CommandLine& cl, const Config& cfg, Communicator& comm, OutputLock& lock) {
+  if (comm.rank() != 0) return;
+  check_output_location(cfg.output.file);
+  if (!cl.dry_run) {
+    lock.acquire(cfg.output.file);
+    return;
+  }
+  const std::string owner = OutputLock::live_owner(cfg.output.file);
+  if (!owner.empty())
+    throw InputError("output.file: '" + cfg.output.file + "' is being written by another run (" + owner +
+                     ", lock file '" + OutputLock::lock_path(cfg.output.file) + "')");
+}
+
+// Reads and checks the input and the output on this rank (InputError naming the key or file); rank 0 takes the
+// output's lock. Creates nothing else.
+Validated validate(const CommandLine& cl, Communicator& comm, OutputLock& lock) {
   Validated v;
   v.cfg = load_config(cl.input, cl.settings);
   Config& cfg = v.cfg;
@@ -136,11 +138,8 @@ Validated validate(const CommandLine& cl, Communicator& comm, ProcessGrid& grid)
   } catch (const InputError& e) {
     throw InputError(std::string("log.level: ") + e.what());
   }
-  try {
-    io::setup_logging(cfg.log.level, comm.rank(), cfg.log.per_rank ? cfg.output.file : std::string());
-  } catch (const InputError& e) {
-    throw InputError(std::string("log.per_rank: ") + e.what());
-  }
+  check_generate_output(cfg);
+  lock_output(cl, cfg, comm, lock);
   CheckpointOptions options;
   options.overwrite = cfg.output.overwrite;
   options.resume = cfg.output.resume;
@@ -150,8 +149,16 @@ Validated validate(const CommandLine& cl, Communicator& comm, ProcessGrid& grid)
     throw InputError(
         "output.io: \"collective\" needs HDF5 built with MPI (this build uses serial HDF5); use \"gather\" or "
         "\"auto\"");
-  grid = make_process_grid(comm, cfg.lattice.extents, cfg.lattice.procs, cfg.comm.force_halo);
   return v;
+}
+
+// Logging (per-rank log files only for a run, not a dry run), once every rank agreed the input is valid.
+void start_logging(const CommandLine& cl, const Config& cfg, const Communicator& comm) {
+  try {
+    io::setup_logging(cfg.log.level, comm.rank(), cfg.log.per_rank && !cl.dry_run ? cfg.output.file : std::string());
+  } catch (const InputError& e) {
+    throw InputError(std::string("log.per_rank: ") + e.what());
+  }
 }
 
 // After validation: nothing to do, the dry run, or the run. Failures throw.
@@ -183,7 +190,7 @@ int run_validated(const Validated& v, const CommandLine& cl, Communicator& comm,
 
 // The ranks agree on the first rank with an error (`error` not empty); it prints it. True when there was one.
 bool report_first_error(Communicator& comm, const std::string& error) {
-  const int failing_rank = first_failing_rank(comm, !error.empty());
+  const int failing_rank = first_failing_rank(comm, !error.empty(), error);
   if (failing_rank == comm.size()) return false;
   if (comm.rank() == failing_rank) io::print_error(error);
   return true;
@@ -197,6 +204,80 @@ int cli_exit(const CLI::App& cli, const CLI::ParseError& e, const Communicator& 
   }
   if (comm.rank() == 0) io::print_error(where + ": " + e.what() + " (see --help)");
   return kExitInput;
+}
+
+// "<input>: <message>" unless the message names the input already.
+std::string with_input(const CommandLine& cl, const std::string& message) {
+  return message.rfind(cl.input, 0) == 0 || message.rfind("--set ", 0) == 0 ? message : cl.input + ": " + message;
+}
+
+// After a failed run (rank 0): where the complete solves are kept, if any.
+void keep_partial_note(const Config& cfg) {
+  std::error_code ec;
+  if (std::filesystem::exists(partial_path(cfg.output.file), ec))
+    spdlog::info("the complete solves are kept in {}; run again with output.resume = true to continue",
+                 partial_path(cfg.output.file));
+}
+
+// A failure every rank shares: rank 0 alone reports it; every rank returns `code` (no abort).
+int end_together(const Communicator& comm, const Config& cfg, const std::string& message, int code) {
+  if (comm.rank() == 0) {
+    io::print_error(message);
+    keep_partial_note(cfg);
+  }
+  return code;
+}
+
+// lattice.extents: a rank's block must be indexable by the kernels (32-bit site indices) and fit in the memory of
+// the rank (memory_check.hpp), checked before anything is allocated. A dry run logs the estimate. Local.
+void check_memory(const CommandLine& cl, const Config& cfg, const Communicator& comm, const ProcessGrid& grid,
+                  int node_ranks) {
+  const Extents local = grid.local_extents(cfg.lattice.extents);
+  const std::int64_t vol = std::int64_t(local[0]) * local[1] * local[2] * local[3];
+  if (vol > INT32_MAX)
+    throw InputError("lattice.extents: the local lattice " + extents_str(local) + " has " + std::to_string(vol) +
+                     " sites, more than 2^31 - 1 per rank (the kernels index sites with 32-bit integers); use more "
+                     "ranks");
+  const MemoryNeed need = memory_need(cfg, vol);
+  const MemoryHave have = memory_have(node_ranks);
+  if (cl.dry_run && comm.rank() == 0) spdlog::info("dry run: {}", memory_summary(need, have));
+  const std::string refusal = memory_refusal(need, have, extents_str(local));
+  if (!refusal.empty()) throw InputError(refusal);
+}
+
+// Validation in phases, each ending with an agreement (so no rank enters a collective call another rank skipped):
+// the input, the output and its lock; the process grid; the transport and the logging; the memory. False after one line
+// was reported (exit code 2).
+bool agree_valid(const CommandLine& cl, Communicator& comm, Validated& v, ProcessGrid& grid, OutputLock& lock) {
+  std::string error;
+  auto input_error = [&](const InputError& e) { error = with_input(cl, e.what()); };
+  try {
+    v = validate(cl, comm, lock);
+  } catch (const InputError& e) {
+    input_error(e);
+  }
+  if (report_first_error(comm, error)) return false;
+  try {  // the same input on every rank: the same outcome, before and after its collective calls
+    grid = make_process_grid(comm, v.cfg.lattice.extents, v.cfg.lattice.procs, v.cfg.comm.force_halo);
+  } catch (const InputError& e) {
+    input_error(e);
+  }
+  if (report_first_error(comm, error)) return false;
+  // The transport needs the grid, and its check is collective: only now that every rank has one.
+  try {
+    check_transport_request(transport_request(v.cfg.comm), grid);
+    start_logging(cl, v.cfg, comm);
+  } catch (const InputError& e) {
+    input_error(e);
+  }
+  if (report_first_error(comm, error)) return false;
+  const int node_ranks = comm.local_size();  // collective: before anything that may throw
+  try {
+    check_memory(cl, v.cfg, comm, grid, node_ranks);
+  } catch (const InputError& e) {
+    input_error(e);
+  }
+  return !report_first_error(comm, error);
 }
 
 }  // namespace
@@ -231,13 +312,14 @@ int run_gauge_info(Communicator& comm, int argc, char** argv) {
 int run_main(int argc, char** argv) {
   MpiSession mpi(&argc, &argv);
   Communicator comm;
+  set_fault_reporter([](const std::string& line) { io::print_error(line); });
 
   if (argc >= 2 && std::string(argv[1]) == "gauge-info") return run_gauge_info(comm, argc - 1, argv + 1);
 
   CLI::App cli{
       "EmPRiSM-MPI: even-odd preconditioned CG for the Wilson-clover Dirac equation.\n"
       "Output: one HDF5 file (see README.md). Exit codes: 0 converged, 1 failure, 2 bad input, "
-      "3 not converged.",
+      "3 not converged or not finite.",
       "emprism-mpi"};
   CommandLine cl;
   cli.add_option("input", cl.input, "TOML input file")->required();
@@ -276,35 +358,28 @@ int run_main(int argc, char** argv) {
     ProcessGrid& g;
     ~CartGuard() { free_process_grid(g); }
   } cart_guard{grid};
-  std::string error;
   Validated v;
-  try {
-    v = validate(cl, comm, grid);
-  } catch (const InputError& e) {
-    error = e.what();
-    if (error.rfind(cl.input, 0) != 0 && error.rfind("--set ", 0) != 0) error = cl.input + ": " + error;
-  }
-  if (report_first_error(comm, error)) return kExitInput;
-  // The transport needs the grid, and its check is collective: only now that every rank has one.
-  try {
-    check_transport_request(transport_request(v.cfg.comm), grid);
-  } catch (const InputError& e) {
-    error = cl.input + ": " + e.what();
-  }
-  if (report_first_error(comm, error)) return kExitInput;
+  OutputLock lock;  // rank 0: held until the run ends
+  if (!agree_valid(cl, comm, v, grid, lock)) return kExitInput;
+  if (!lock.takeover().empty()) spdlog::warn("output: {}", lock.takeover());
 
   try {
     return run_validated(v, cl, comm, grid);
+  } catch (const NonFiniteError& e) {  // thrown on every rank alike (global values): one line, no abort
+    return end_together(comm, v.cfg, e.what(), kExitNotConverged);
+  } catch (const AgreedInputError& e) {  // e.g. a damaged gauge file: every rank alike
+    return end_together(comm, v.cfg, with_input(cl, e.what()), kExitInput);
+  } catch (const AgreedRuntimeFailure& e) {  // e.g. a write error on any rank, agreed in comm/
+    return end_together(comm, v.cfg, e.what(), kExitFailure);
   } catch (const std::exception& e) {
-    // A failure on one rank must not leave the others waiting in a collective: end the whole job.
-    io::print_error(comm.size() > 1 ? "rank " + std::to_string(comm.rank()) + ": " + e.what() : e.what());
-    std::error_code ec;
-    if (comm.rank() == 0 && std::filesystem::exists(partial_path(v.cfg.output.file), ec)) {
-      spdlog::info("the complete solves are kept in {}; run again with output.resume = true to continue",
-                   partial_path(v.cfg.output.file));
-    }
-    if (comm.size() > 1) comm.abort(kExitFailure);
-    return kExitFailure;
+    // A failure of this rank alone must not leave the others waiting in a collective: end the whole job.
+    const bool input = dynamic_cast<const InputError*>(&e) != nullptr;
+    const std::string text = input ? with_input(cl, e.what()) : std::string(e.what());
+    io::print_error(comm.size() > 1 ? text + " (on rank " + std::to_string(comm.rank()) + ")" : text);
+    if (comm.rank() == 0) keep_partial_note(v.cfg);
+    lock.release();
+    if (comm.size() > 1) comm.abort(input ? kExitInput : kExitFailure);
+    return input ? kExitInput : kExitFailure;
   }
 }
 

@@ -6,8 +6,10 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <thread>
 
 #include "comm/collectives.hpp"
 #include "emprism_version.hpp"
@@ -43,10 +45,32 @@ std::string utc_now(Communicator& comm) {
   return buf;
 }
 
-// EMPRISM_TEST_CRASH_AFTER_SOLVES (tests only): the number of complete solves after which the run is killed, or -1.
-int crash_after_solves() {
-  const char* v = std::getenv("EMPRISM_TEST_CRASH_AFTER_SOLVES");
+// A test hook's count from the environment, or -1 when unset.
+int test_hook(const char* name) {
+  const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? std::atoi(v) : -1;
+}
+
+// Test hooks (tests only), after `done` solves of this run are complete (0: after the header is written):
+//   EMPRISM_TEST_CRASH_AFTER_SOLVES=k  every rank is killed (SIGKILL, no clean-up)
+//   EMPRISM_TEST_PAUSE_AFTER_SOLVES=k  rank 0 creates "<partial file>.paused", and every rank waits until it is gone
+void run_test_hooks(int done, Communicator& comm, const std::string& partial) {
+  if (done == test_hook("EMPRISM_TEST_CRASH_AFTER_SOLVES")) {
+    spdlog::warn("test hook EMPRISM_TEST_CRASH_AFTER_SOLVES={}: killing the run now", done);
+    comm.barrier();
+    std::raise(SIGKILL);
+  }
+  if (done != test_hook("EMPRISM_TEST_PAUSE_AFTER_SOLVES")) return;
+  const std::string flag = partial + ".paused";
+  if (comm.rank() == 0) {
+    std::FILE* f = std::fopen(flag.c_str(), "w");
+    if (f != nullptr) std::fclose(f);
+    while (std::FILE* g = std::fopen(flag.c_str(), "r")) {
+      std::fclose(g);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  comm.barrier();
 }
 
 // The operator's parameters from [dirac] and [comm]: built once, for the clover term and the operator alike.
@@ -187,8 +211,8 @@ HostGauge gauge_field(const Config& cfg, const Geometry& geom, const ProcessGrid
 // Every task not already complete in the store, each marked complete when written; true when all converged.
 bool run_tasks(const Config& cfg, TaskContext& ctx, CheckpointStore& store) {
   bool all = true;
-  const int crash_after = crash_after_solves();
   int done = 0;
+  run_test_hooks(done, ctx.comm, store.temp_path());
   for (const auto& task : make_tasks(cfg)) {
     if (const auto previous = store.resumed(task->name())) {
       spdlog::info("solve '{}': complete in the partial file of the interrupted run ({}), not solved again",
@@ -196,15 +220,15 @@ bool run_tasks(const Config& cfg, TaskContext& ctx, CheckpointStore& store) {
       all = all && previous->converged;
       continue;
     }
-    all = task->execute(ctx) && all;
+    try {
+      all = task->execute(ctx) && all;
+    } catch (const NonFiniteError& e) {
+      throw NonFiniteError("solve '" + task->name() + "': " + e.what());
+    }
     auto t = std::chrono::steady_clock::now();
     store.mark_complete(task->name());  // flushed: a crash from here on does not lose this solve
     add_time(ctx, &PhaseTimes::io, t);
-    if (++done == crash_after) {
-      spdlog::warn("test hook EMPRISM_TEST_CRASH_AFTER_SOLVES={}: killing the run now", crash_after);
-      ctx.comm.barrier();
-      std::raise(SIGKILL);
-    }
+    run_test_hooks(++done, ctx.comm, store.temp_path());
   }
   return all;
 }
@@ -268,28 +292,33 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
 
   const CheckpointOptions options = store_options(cfg, summary.plaquette);
   CheckpointStore store(comm, cfg.output.file, options);
-  if (!store.resumed().empty())
-    spdlog::info("resume: {} of {} solve(s) complete in {} are kept", store.resumed().size(), cfg.solves.size(),
-                 store.temp_path());
-  write_header(store, cfg, comm, grid, gauge, summary, options.physics_inputs);
-  setup.step("header");
+  try {
+    if (!store.resumed().empty())
+      spdlog::info("resume: {} of {} solve(s) complete in {} are kept", store.resumed().size(), cfg.solves.size(),
+                   store.temp_path());
+    write_header(store, cfg, comm, grid, gauge, summary, options.physics_inputs);
+    setup.step("header");
 
-  const std::unique_ptr<Solver> solver = make_solver(cfg.solver.precision, ctx, geom, gauge, dirac);
-  setup.step("operator");
-  setup.log();
-  phase(times.setup);
-  TaskContext tasks{cfg, comm, grid, geom, metrics, gauge, dirac, *solver, store.file(), &times};
-  const bool all_converged = run_tasks(cfg, tasks, store);
+    const std::unique_ptr<Solver> solver = make_solver(cfg.solver.precision, ctx, geom, gauge, dirac);
+    setup.step("operator");
+    setup.log();
+    phase(times.setup);
+    TaskContext tasks{cfg, comm, grid, geom, metrics, gauge, dirac, *solver, store.file(), &times};
+    const bool all_converged = run_tasks(cfg, tasks, store);
 
-  t = std::chrono::steady_clock::now();
-  const HaloStats halo = solver->halo(comm.rank());
-  const RankTimes mine = rank_times(comm, metrics, halo);
-  write_metrics(store.file(), metrics.table(), metrics.peak(), mine);
-  write_comm_metrics(store.file(), halo.rows);
-  store.commit();
-  phase(times.io);
-  log_summary(seconds_since(t_start), times, mine, halo, metrics, cfg.output.file);
-  return all_converged ? kExitOk : kExitNotConverged;
+    t = std::chrono::steady_clock::now();
+    const HaloStats halo = solver->halo(comm.rank());
+    const RankTimes mine = rank_times(comm, metrics, halo);
+    write_metrics(store.file(), metrics.table(), metrics.peak(), mine);
+    write_comm_metrics(store.file(), halo.rows);
+    store.commit();
+    phase(times.io);
+    log_summary(seconds_since(t_start), times, mine, halo, metrics, cfg.output.file);
+    return all_converged ? kExitOk : kExitNotConverged;
+  } catch (const Agreed&) {  // every rank alike: close the file together, its complete solves stay readable
+    store.close_after_agreed_failure();
+    throw;
+  }
 }
 
 }  // namespace emprism::run

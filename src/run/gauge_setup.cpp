@@ -2,12 +2,15 @@
 #include "src/run/gauge_setup.hpp"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <vector>
 
 #include "io/gauge/gauge_file.hpp"
+#include "kernels/errors.hpp"
 #include "src/physics/gauge_device.hpp"
 #include "src/physics/heatbath.hpp"
 #include "src/run/progress.hpp"
@@ -67,7 +70,12 @@ HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid&
       return make_random_gauge_on_device(metrics, geom, g.seed, g.width);
     case GaugeSource::File: {
       HostGauge u(geom);
-      const io::GaugeFileInfo info = io::read_gauge_file(g.file, g.format, u, &grid, comm);
+      io::GaugeFileInfo info;
+      try {
+        info = io::read_gauge_file(g.file, g.format, u, &grid, comm);
+      } catch (const AgreedInputError& e) {  // "<file>: <reason>" on every rank alike: bad input, exit code 2
+        throw AgreedInputError(std::string("gauge.file: ") + e.what());
+      }
       spdlog::info("read {} ({}, {}-bit, checksum {})", g.file, info.format, info.precision_bits, info.checksum);
       if (origin) *origin = GaugeOrigin{g.file, info.format, info.checksum};
       return u;
@@ -86,17 +94,39 @@ HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid&
   return u;
 }
 
+std::string generate_path(const Config& cfg, int c) {
+  const GenerateConfig& gen = cfg.generate;
+  const std::int64_t sweep = std::int64_t(cfg.gauge.sweeps) + std::int64_t(gen.every) * (c + 1);
+  return fmt::format("{}_{:06d}.{}", gen.prefix, sweep, gen.format == GaugeFormat::Ildg ? "ildg" : "nersc");
+}
+
+void check_generate_output(const Config& cfg) {
+  if (!cfg.generate.enabled) return;
+  const std::filesystem::path first(generate_path(cfg, 0));
+  const std::string dir = first.parent_path().empty() ? std::string(".") : first.parent_path().string();
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw InputError("generate.prefix: directory '" + dir + "' does not exist");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw InputError("generate.prefix: directory '" + dir + "' is not writable");
+  if (cfg.output.overwrite) return;
+  for (int c = 0; c < cfg.generate.count; ++c) {
+    const std::string path = generate_path(cfg, c);
+    if (std::filesystem::exists(path, ec))
+      throw InputError("generate.prefix: '" + path + "' exists; set output.overwrite = true to replace it");
+  }
+}
+
 void GenerateTask::execute(HostGauge& u, const ProcessGrid& grid, Communicator& comm, GaugeOrigin* origin) const {
   const GenerateConfig& gen = cfg_.generate;
-  const bool ildg = gen.format == GaugeFormat::Ildg;
   std::uint64_t sweep = static_cast<std::uint64_t>(cfg_.gauge.sweeps);
   for (int c = 0; c < gen.count; ++c) {
     run_sweeps(u, cfg_, gen.every, sweep, grid, comm);
     sweep += static_cast<std::uint64_t>(gen.every);
-    const std::string path = fmt::format("{}_{:06d}.{}", gen.prefix, sweep, ildg ? "ildg" : "nersc");
+    const std::string path = generate_path(cfg_, c);
     io::write_gauge_file(path, gen.format, u, &grid, comm);
     spdlog::info("configuration {} of {}: wrote {} (plaquette {:.12f})", c + 1, gen.count, path, plaquette(u, &comm));
-    if (origin) *origin = GaugeOrigin{path, ildg ? "ildg" : "nersc", "written"};
+    if (origin) *origin = GaugeOrigin{path, gen.format == GaugeFormat::Ildg ? "ildg" : "nersc", "written"};
   }
 }
 

@@ -32,6 +32,12 @@ std::string gauge_description(const Config& cfg);
 
 // [generate]: after the thermalisation, `count` configurations `every` sweeps apart, each written to a file
 // <prefix>_<sweep>.<ildg|nersc> (collective). The last configuration is the one solved on.
+// The path of [generate]'s configuration c (0-based): "<prefix>_<sweep, 6 digits>.<ildg|nersc>".
+std::string generate_path(const Config& cfg, int c);
+// Before any work (local): [generate]'s directory exists and is writable, and no configuration file it will write
+// exists unless output.overwrite. InputError naming generate.prefix otherwise.
+void check_generate_output(const Config& cfg);
+
 class GenerateTask {
  public:
   explicit GenerateTask(const Config& cfg) : cfg_(cfg) {}

@@ -152,6 +152,7 @@ Config parse_config(std::string_view toml_text, const std::string& origin_path) 
       read_table(root, t, cfg);
     }
   }
+  check_input_limits(cfg);
   return cfg;
 }
 

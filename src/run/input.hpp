@@ -20,6 +20,11 @@ namespace emprism::run {
 // Config::input_text receives toml_text unchanged. Throws InputError.
 Config parse_config(std::string_view toml_text, const std::string& origin_path);
 
+// The checks that involve several keys, run by parse_config after every key is read (src/run/input_limits.cpp):
+// values that would overflow in the chosen precision (dirac.kappa, dirac.csw, dirac.theta_over_pi, a plane wave's
+// spinor, a propagator's smearing_weight). Throws InputError naming the key.
+void check_input_limits(const Config& config);
+
 // Reads the file at path and parses it. A missing or unreadable file throws
 // InputError("<path>: cannot read input file: <reason>").
 Config load_config(const std::string& path);

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "src/run/parameters_detail.hpp"
 
@@ -177,6 +178,9 @@ void declare_gauge_file(std::vector<Param>& out) {
   p.example = "\"conf.lime\"", p.example_active = false, p.applies = from_file, p.only = only, p.physics = from_file;
   p.read = [](const io::InputValue& v, Target& t) {
     const std::string file = read_nonempty(v);
+    std::error_code ec;
+    if (std::filesystem::is_directory(file, ec))
+      v.fail("'" + file + "' is a directory, not a gauge configuration file");
     if (std::FILE* f = std::fopen(file.c_str(), "rb")) {
       std::fclose(f);
     } else {

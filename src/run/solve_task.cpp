@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 
 #include "src/physics/sources.hpp"
 #include "src/run/parameters.hpp"
@@ -31,6 +33,13 @@ SourceParams source_params(const SolveConfig& sc) {
   return p;
 }
 
+// Test hook (tests only): EMPRISM_TEST_NAN_SOURCE=<solve name> puts a NaN into that solve's source on every rank
+// (the non-finite path of the solver, end to end; no valid input reaches it).
+void poison_for_test(const std::string& name, std::vector<std::complex<double>>& source) {
+  const char* v = std::getenv("EMPRISM_TEST_NAN_SOURCE");
+  if (v != nullptr && name == v && !source.empty()) source[0] = {std::nan(""), 0.0};
+}
+
 class SolveTask final : public Task {
  public:
   using Task::Task;
@@ -41,7 +50,8 @@ class SolveTask final : public Task {
 bool SolveTask::execute(TaskContext& ctx) const {
   const SolveConfig& sc = solve_;
   auto t = std::chrono::steady_clock::now();
-  const std::vector<std::complex<double>> source = make_source(ctx.geom, source_params(sc), ctx.dirac.theta);
+  std::vector<std::complex<double>> source = make_source(ctx.geom, source_params(sc), ctx.dirac.theta);
+  poison_for_test(sc.name, source);
   add_time(ctx, &PhaseTimes::sources, t);
   CgParams cp = cg_params(ctx.cfg, sc);
   cp.progress = [&](int it, double rel, double secs) {

@@ -3,9 +3,11 @@
 #include "src/run/solver.hpp"
 
 #include <algorithm>
+#include <string>
 #include <type_traits>
 
 #include "comm/halo_policy.hpp"
+#include "kernels/errors.hpp"
 #include "src/lattice/field_io.hpp"
 
 namespace emprism::run {
@@ -45,6 +47,11 @@ class SolverOf final : public Solver {
     SpinorField<Ro> b(geom_), x(geom_);
     spinor_from_natural(geom_, source, b);
     const CgResult r = solve_eo_cg(outer_, inner(), b, x, params);
+    if (r.nonfinite)
+      throw NonFiniteError("the CG residual is not finite (" + std::to_string(r.true_residual) + ") after " +
+                           std::to_string(r.iterations) +
+                           " iteration(s): the operator or the source holds values out of the range of the "
+                           "precision (check dirac.kappa, dirac.csw, the gauge field and the source)");
     if (solution) *solution = spinor_to_natural(geom_, x);
     return r;
   }

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# jobs/fuzz.sh: the sanitizer and fuzzing stage of CI (.ci/run), or by hand. Builds the CPU backend with clang,
+# AddressSanitizer and UndefinedBehaviorSanitizer (-O1 -g, libFuzzer's coverage instrumentation) into build-san/,
+# only the targets it needs: the GoogleTest binary emprism_tests and the libFuzzer harnesses of tests/fuzz (the TOML
+# reader, each gauge file reader). Then
+#   1. runs the unit tests in emprism_tests once under the sanitizers (one process, gtest filter
+#      EMPRISM_SAN_FILTER; any sanitizer report fails the stage),
+#   2. runs each harness for EMPRISM_FUZZ_SECONDS (default 20) from its checked-in seed corpus tests/fuzz/corpus/<name>
+#      (copied to a scratch directory, so the repository is not written), 1 s per input at most, 2 GB of memory;
+#      a crash, a sanitizer report, an uncaught exception or a timeout fails the stage and leaves the input in
+#      build-san/fuzz/<name>/ (crash-*, timeout-*, oom-*).
+# Prints the time of each step. Needs clang, libclang-rt-dev and libomp-dev (jobs/setup.sh installs them).
+# Environment: EMPRISM_FUZZ_SECONDS (default 20), EMPRISM_SAN_FILTER (default: every test but the end-to-end Cli.*
+# ones, which start the uninstrumented program, and the two statistical heatbath plaquette runs, 2 minutes under
+# ASan), EMPRISM_SAN_BUILD_DIR (default build-san), EMPRISM_SAN_JOBS (default nproc).
+set -euo pipefail
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${EMPRISM_SAN_BUILD_DIR:-$REPO_ROOT/build-san}"
+SECONDS_PER_HARNESS="${EMPRISM_FUZZ_SECONDS:-20}"
+FILTER="${EMPRISM_SAN_FILTER:--Cli.*:Heatbath.Plaquette*}"
+JOBS="${EMPRISM_SAN_JOBS:-$(nproc)}"
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"  # Open MPI's and HDF5's one-time allocations are not leaks
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=2
+
+step() { echo "fuzz.sh: $* ($(date -u +%H:%M:%S))"; }
+t0=$(date +%s)
+
+step "configure and build (clang, ASan+UBSan) in $BUILD"
+mkdir -p "$BUILD"
+cmake -S "$REPO_ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Debug -DEMPRISM_BACKEND=CPU -DEMPRISM_FUZZ=ON \
+  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_CXX_FLAGS="-O1 -g $SAN -fsanitize=fuzzer-no-link" -DCMAKE_EXE_LINKER_FLAGS="$SAN" >"$BUILD/fuzz-configure.log"
+HARNESSES=(fuzz_toml fuzz_gauge_ildg fuzz_gauge_nersc fuzz_gauge_openqcd fuzz_gauge_milc)
+cmake --build "$BUILD" -j "$JOBS" --target emprism_tests "${HARNESSES[@]}" >"$BUILD/fuzz-build.log" 2>&1 ||
+  { tail -50 "$BUILD/fuzz-build.log"; exit 1; }
+t_build=$(date +%s)
+
+step "unit tests under ASan+UBSan (filter '$FILTER')"
+(cd "$BUILD/tests" && ./emprism_tests --gtest_filter="$FILTER" --gtest_brief=1) 2>&1 | tail -15
+t_tests=$(date +%s)
+
+status=0
+for h in "${HARNESSES[@]}"; do
+  name=${h#fuzz_}
+  name=${name#gauge_}
+  work="$BUILD/fuzz/$name"
+  rm -rf "$work" && mkdir -p "$work/corpus"
+  if [[ -d "$REPO_ROOT/tests/fuzz/corpus/$name" ]]; then  # openqcd and milc start from an empty corpus
+    cp "$REPO_ROOT/tests/fuzz/corpus/$name"/* "$work/corpus/" 2>/dev/null || true
+  fi
+  step "$h for $SECONDS_PER_HARNESS s"
+  if ! (cd "$work" && "$BUILD/tests/fuzz/$h" -max_total_time="$SECONDS_PER_HARNESS" -timeout=1 -rss_limit_mb=2048 \
+    -max_len=65536 -print_final_stats=1 corpus >"$work/log" 2>&1); then
+    echo "fuzz.sh: FAIL: $h found an input that breaks it (see $work):"
+    grep -E "ERROR|SUMMARY|terminate|Test unit written" "$work/log" | head -10
+    status=1
+  fi
+  grep -E "stat::number_of_executed_units|cov:" "$work/log" | tail -2
+done
+t_end=$(date +%s)
+echo "fuzz.sh: build $((t_build - t0)) s, unit tests $((t_tests - t_build)) s, fuzzing $((t_end - t_tests)) s," \
+  "total $((t_end - t0)) s"
+exit $status
