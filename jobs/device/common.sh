@@ -1,0 +1,84 @@
+# common.sh: the start every jobs/device script shares, sourced (not run) by multi_gpu.sh and setup_gpu.sh after they
+# set EMPRISM_DEVICE_NAME (their results go to $OUT, or ./<name>_out). It sets repo, out, build, work, deps, jobs,
+# summary, backend, extents, status and the functions say (echo and append to summary.txt) and elapsed, then
+#   1. the dependencies the GPU image lacks (Ubuntu 24.04 + CUDA 13: toml++, Random123): the Debian packages carried
+#      in .debs/ (libtomlplusplus-dev, libtomlplusplus3, librandom123-dev; `apt-get download` them) unpacked with
+#      dpkg -x into /tmp/emprism-deps, pkg-config, CMake and the loader pointed at them (installed ones are used);
+#   2. builds the backend (default CUDA for sm_90) into $build with -j $jobs; on failure it exits 1, logs in $out.
+# Environment (all optional): EMPRISM_DEVICE_BACKEND (default CUDA), EMPRISM_DEVICE_EXTENTS (default
+# "32, 32, 32, 64"), EMPRISM_DEVICE_FORCE_DEBS=1, EMPRISM_DEVICE_JOBS (default 16), EMPRISM_DEVICE_BUILD_DIR
+# (default build-device).
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+out=${OUT:-$repo/${EMPRISM_DEVICE_NAME}_out}
+build=${EMPRISM_DEVICE_BUILD_DIR:-$repo/build-device}
+work=$out/work
+deps=/tmp/emprism-deps
+jobs=${EMPRISM_DEVICE_JOBS:-16}
+mkdir -p "$out" "$work"
+summary=$out/summary.txt
+: > "$summary"
+say() { echo "$*" | tee -a "$summary"; }
+status=0
+t0=$(date +%s)
+elapsed() { echo "$(($(date +%s) - t0)) s"; }
+
+# ---- 1. dependencies ----
+multiarch=$(gcc -print-multiarch 2> /dev/null || echo x86_64-linux-gnu)
+mkdir -p "$deps"
+backend=${EMPRISM_DEVICE_BACKEND:-CUDA}
+extents=${EMPRISM_DEVICE_EXTENTS:-32, 32, 32, 64}
+need_toml=1
+need_r123=1
+if [ "${EMPRISM_DEVICE_FORCE_DEBS:-0}" != 1 ]; then
+  pkg-config --exists tomlplusplus 2> /dev/null && need_toml=0
+  [ -f /usr/include/Random123/philox.h ] && need_r123=0
+fi
+unpack() {  # unpack PATTERN: the first .deb of .debs/ matching it
+  local found=("$repo"/.debs/"$1"_*.deb)
+  local f=${found[0]}
+  if [ ! -f "$f" ]; then
+    say "MISSING: .debs/$1_*.deb (apt-get download $1 on a Debian 12 machine)"
+    return 1
+  fi
+  dpkg -x "$f" "$deps"
+}
+if [ $need_toml = 1 ]; then
+  unpack libtomlplusplus-dev && unpack libtomlplusplus3 || exit 1
+  pc=$deps/usr/lib/$multiarch/pkgconfig/tomlplusplus.pc
+  sed -i "s#^prefix=.*#prefix=$deps/usr#" "$pc"
+  export PKG_CONFIG_PATH=$deps/usr/lib/$multiarch/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+  export LD_LIBRARY_PATH=$deps/usr/lib/$multiarch${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+r123_flag=()
+if [ $need_r123 = 1 ]; then
+  unpack librandom123-dev || exit 1
+  r123_flag=(-DRANDOM123_INCLUDE_DIR="$deps/usr/include")
+fi
+say "deps: toml++ $([ $need_toml = 1 ] && echo "from .debs" || echo installed), Random123 $([ $need_r123 = 1 ] && echo "from .debs" || echo installed)"
+if [ "$backend" = CUDA ]; then
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | sed 's/^/gpu: /' |
+    tee -a "$summary"
+fi
+say "commit: $(git -C "$repo" rev-parse --short=12 HEAD 2> /dev/null || echo unknown)  date: $(date -u +%Y-%m-%dT%H:%MZ)"
+
+# ---- 2. build ----
+backend_flags=(-DEMPRISM_BACKEND="$backend")
+if [ "$backend" = CUDA ]; then
+  cuda_home=${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")}
+  backend_flags+=(-DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$cuda_home/bin/nvcc")
+fi
+if ! cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release "${backend_flags[@]}" "${r123_flag[@]}" \
+  > "$out/cmake.log" 2>&1; then
+  say "BUILD: cmake failed"
+  tail -40 "$out/cmake.log"
+  exit 1
+fi
+if ! cmake --build "$build" -j "$jobs" > "$out/build.log" 2>&1; then
+  say "BUILD: failed"
+  grep -E "error" "$out/build.log" | head -30
+  tail -30 "$out/build.log"
+  tar -czf "$out/results.tar.gz" -C "$out" cmake.log build.log summary.txt 2> /dev/null
+  exit 1
+fi
+say "build: OK ($(elapsed))"
