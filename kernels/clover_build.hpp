@@ -50,15 +50,18 @@ struct GaugeFromExtended {
   }
 };
 
-// F_{mu nu}(x) = (Q - Q^dag) / 8 from the four leaves (the host reference's products, in its order).
-EMPRISM_HD inline SU3<double> leaf_link(const ExtGaugeView& u, const int x[4], int mu, int smu, int nu, int snu,
-                                        int link) {
+// F_{mu nu}(x) = (Q - Q^dag) / 8 from the four leaves (docs/conventions.md section 4, counter-clockwise from x), for
+// any field U with at(const int y[4], int link) that reaches x +- one step: the device's ExtGaugeView here, the
+// host's HostGauge in src/physics/clover.cpp (make_clover), so both build the clover term from the same products.
+template <typename U>
+EMPRISM_HD inline SU3<double> leaf_link(const U& u, const int x[4], int mu, int smu, int nu, int snu, int link) {
   int y[4] = {x[0], x[1], x[2], x[3]};
   y[mu] += smu;
   y[nu] += snu;
   return u.at(y, link);
 }
-EMPRISM_HD inline SU3<double> field_strength_ext(const ExtGaugeView& u, const int x[4], int mu, int nu) {
+template <typename U>
+EMPRISM_HD inline SU3<double> field_strength_of(const U& u, const int x[4], int mu, int nu) {
   const SU3<double> q1 = leaf_link(u, x, mu, 0, nu, 0, mu) * leaf_link(u, x, mu, 1, nu, 0, nu) *
                          dagger(leaf_link(u, x, mu, 0, nu, 1, mu)) * dagger(leaf_link(u, x, mu, 0, nu, 0, nu));
   const SU3<double> q2 = leaf_link(u, x, mu, 0, nu, 0, nu) * dagger(leaf_link(u, x, mu, -1, nu, 1, mu)) *
@@ -148,7 +151,7 @@ struct CloverBuild {
       for (int c = 0; c < 6; ++c) m[r][c] = {r == c ? 1.0 : 0.0, 0.0};
     if (with_field) {
       for (int k = 0; k < 6; ++k) {
-        const SU3<double> f = field_strength_ext(u, x, plane[k][0], plane[k][1]);
+        const SU3<double> f = field_strength_of(u, x, plane[k][0], plane[k][1]);
         for (int s = 0; s < 2; ++s)
           for (int t = 0; t < 2; ++t) {
             const Complex<double> cf = coef[k][b][s][t];

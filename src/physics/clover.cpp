@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "kernels/clover_build.hpp"
 #include "kernels/errors.hpp"
 
 namespace emprism {
@@ -50,31 +51,10 @@ Mat4 sigma_matrix(int mu, int nu) {
   return r;
 }
 
-SU3<double> shifted(const HostGauge& u, const int x[4], int dmu, int smu, int dnu, int snu, int link) {
-  int y[4] = {x[0], x[1], x[2], x[3]};
-  y[dmu] += smu;
-  y[dnu] += snu;
-  return u.at(y, link);
-}
-
 }  // namespace
 
 SU3<double> field_strength(const HostGauge& u, const int x[4], int mu, int nu) {
-  // Leaves of docs/conventions.md section 4, counter-clockwise from x.
-  const SU3<double> q1 = shifted(u, x, mu, 0, nu, 0, mu) * shifted(u, x, mu, 1, nu, 0, nu) *
-                         dagger(shifted(u, x, mu, 0, nu, 1, mu)) * dagger(shifted(u, x, mu, 0, nu, 0, nu));
-  const SU3<double> q2 = shifted(u, x, mu, 0, nu, 0, nu) * dagger(shifted(u, x, mu, -1, nu, 1, mu)) *
-                         dagger(shifted(u, x, mu, -1, nu, 0, nu)) * shifted(u, x, mu, -1, nu, 0, mu);
-  const SU3<double> q3 = dagger(shifted(u, x, mu, -1, nu, 0, mu)) * dagger(shifted(u, x, mu, -1, nu, -1, nu)) *
-                         shifted(u, x, mu, -1, nu, -1, mu) * shifted(u, x, mu, 0, nu, -1, nu);
-  const SU3<double> q4 = dagger(shifted(u, x, mu, 0, nu, -1, nu)) * shifted(u, x, mu, 0, nu, -1, mu) *
-                         shifted(u, x, mu, 1, nu, -1, nu) * dagger(shifted(u, x, mu, 0, nu, 0, mu));
-  const SU3<double> q = q1 + q2 + q3 + q4;
-  const SU3<double> d = q - dagger(q);
-  SU3<double> f;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) f.e[i][j] = 0.125 * d.e[i][j];
-  return f;
+  return field_strength_of(u, x, mu, nu);
 }
 
 Dense6 unpack_block(const CloverBlock<double>& b) {
