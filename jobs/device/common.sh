@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # sourced; status and extents are read by the scripts that source it
 # common.sh: the start every jobs/device script shares, sourced (not run) by multi_gpu.sh and setup_gpu.sh after they
 # set EMPRISM_DEVICE_NAME (their results go to $OUT, or ./<name>_out). It sets repo, out, build, work, deps, jobs,
 # summary, backend, extents, status and the functions say (echo and append to summary.txt) and elapsed, then
