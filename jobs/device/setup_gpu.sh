@@ -14,9 +14,11 @@
 #      fields bit for bit against the solve of host vectors).
 #   4. Timings, each run once:
 #      one_solve  32^3x64, random gauge (width 0.3, seed 11), csw 1, one fp32 noise solve to 1e-5 (bench_32x64.toml
-#                 with metrics.peak = false): the program's "set-up:" line (each step), the time from the program's
-#                 first log line to the solve's start ("before CG", target <= 1.0 s), the whole run (first to last
-#                 log line) against the solve's CG time (target <= 1.0 s + 1.2 x solve), and the process wall time.
+#                 with metrics.peak = false): the program's "set-up:" line (each step; the plaquette and link trace
+#                 are computed on the device inside "gauge": rows setup_gauge_observables and setup_gauge_download,
+#                 now through pinned memory), the time from the program's first log line to the solve's start
+#                 ("before CG", target <= 1.0 s), the whole run (first to last log line) against the solve's CG
+#                 time (target <= 1.0 s + 1.2 x solve), and the process wall time.
 #      propagator jobs/bench/propagator_32x64.toml as it is: the whole propagator ("propagator complete in X s")
 #                 against the sum of its 12 CG solves (target <= 1.3 x); the host link smearing row and the device
 #                 rows of the sources and contractions (point_source, quark_smearing, meson_contractions,
