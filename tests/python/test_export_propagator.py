@@ -9,6 +9,7 @@ from the single-configuration files (/configs/<id>/...) must give the same analy
 effective masses of analysis/resampling.py the program's, configuration by configuration.
 """
 import math
+import os
 import pathlib
 import subprocess
 import sys
@@ -180,3 +181,20 @@ def test_effective_masses_match_the_programs(outputs):
                 ok = ~np.isnan(theirs)
                 np.testing.assert_allclose(mine[ok], theirs[ok], rtol=1e-12)
                 assert math.isnan(mine[-1])
+
+
+def test_wrapper_runs_with_a_python3_without_h5py_first_on_path(tmp_path):
+    """analysis/export_propagator finds a python3 with h5py (analysis/python3) when the first on PATH lacks it."""
+    stub_dir = tmp_path / "bin"
+    stub_dir.mkdir()
+    stub = stub_dir / "python3"
+    stub.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "$@"\n')
+    stub.chmod(0o755)
+    env = dict(os.environ, PATH=f"{stub_dir}:{os.path.dirname(sys.executable)}:{os.environ.get('PATH', '')}")
+    env.pop("EMPRISM_PYTHON", None)
+    env.pop("EMPRISM_PYTHON_MODULES", None)
+    missing = tmp_path / "missing.h5"
+    proc = subprocess.run([str(EXPORT.with_suffix("")), str(missing), "--output", str(tmp_path / "p.npy")], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip() == f"export_propagator.py: ERROR: {missing}: no such file", proc.stderr
