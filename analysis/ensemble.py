@@ -136,8 +136,8 @@ def load_ensemble(paths):
             try:
                 read_file(path, state)
             except ReportError as e:
-                raise ReportError(str(e) if str(e).startswith(str(path)) or "appears twice" in str(e)
-                                  else f"{path}: {e}") from e
+                named = str(e).startswith(str(path)) or "appears twice" in str(e) or len(paths) == 1
+                raise ReportError(str(e) if named else f"{path}: {e}") from e
     except (OSError, KeyError, ValueError, TypeError) as e:
         raise ReportError(f"cannot be read as an EmPRiSM-MPI output file: {e}") from e
     order = sorted(state["where"], key=natural_key)

@@ -126,8 +126,8 @@ def analyse(ens, options):
         if nb < 2:
             raise ReportError(f"correlator {name}: {n} configuration(s) in bins of {options['bin']} give {nb} "
                               "sample(s); the jackknife needs at least 2")
-        out = {"name": name, "configs": corr["configs"], "n_configs": n, "n_bins": nb, "dropped": n - nb * options["bin"],
-               "channels": {}}
+        out = {"name": name, "configs": corr["configs"], "n_configs": n, "n_bins": nb,
+               "dropped": n - nb * options["bin"], "channels": {}}
         for ch, meta in corr["channels"].items():
             res = analyse_channel(meta["values"], meta, options, lt)
             if fitted(ch, options):

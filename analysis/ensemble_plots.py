@@ -46,8 +46,9 @@ def plot_ensemble(result, lt, path):
         fit = res["fit"]
         if fit is not None:
             lo, hi = fit["mass"] - fit["mass_error"], fit["mass"] + fit["mass_error"]
+            label = f"{ch} fit {fit['tmin']}..{fit['tmax']}: m = {pm(fit['mass'], fit['mass_error'])}"
             axes[1].fill_between([fit["tmin"], fit["tmax"]], [lo, lo], [hi, hi], color=colour(i), alpha=0.3,
-                                 label=f"{ch} fit {fit['tmin']}..{fit['tmax']}: m = {pm(fit['mass'], fit['mass_error'])}")
+                                 label=label)
             bands[ch] = (fit["tmin"], fit["tmax"], lo, hi)
     axes[0].set_yscale("log")
     clip_log_axis(axes[0])

@@ -3,7 +3,8 @@
 
 Usage: python3 analysis/report.py OUT.h5 [--out-dir DIR] [--no-plots]
        python3 analysis/report.py FILE... [--bin N] [--fit-range TMIN TMAX] [--uncorrelated]
-                                  [--fit-channels LIST] [--p-min P] [--summary OUT.h5|OUT.csv] [--out-dir DIR] [--no-plots]
+                                  [--fit-channels LIST] [--p-min P] [--summary OUT.h5|OUT.csv] [--out-dir DIR]
+                                  [--no-plots]
 
 The first form (one single-configuration file, none of the ensemble options) is the run report below. Given an
 ensemble file (/configs/<id>/...), several files (ensemble files and single-configuration files in any mix), or
@@ -358,7 +359,7 @@ def main_ensemble(args):
     try:
         written = ensemble_report.run(args.files, ensemble_options(args), out_dir, args.summary, not args.no_plots)
     except ReportError as e:
-        return error(", ".join(args.files) if len(args.files) < 4 else f"{args.files[0]} ...", str(e), 2)
+        return error(args.files[0] if len(args.files) == 1 else f"{len(args.files)} files", str(e), 2)
     except OSError as e:
         return error(args.summary or out_dir, f"cannot write: {e}", 1)
     if written:

@@ -25,7 +25,7 @@ COND_LIMIT = 1e12  # a covariance with a larger condition number counts as singu
 
 
 class FitError(Exception):
-    """A fit that cannot be done (too few points, no positive data); str() says why."""
+    """A fit that cannot be done (too few points, no data of one sign); str() says why."""
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -261,15 +261,17 @@ def central_fit(samples, mean, tmin, tmax, lt, parity, correlated):
 
 def propose_range(samples, mean, lt, parity, correlated, p_min=0.05, min_points=3):
     """The plateau the report proposes: every range tmin..tmax with 1 <= tmin, at least min_points points, tmax up
-    to Lt/2 (Lt/2 - 1 for the sinh form, whose C(Lt/2) vanishes) and positive mean data is fitted (the mean
-    only); among the fits with p-value >= p_min and a positive mass the range with the most points wins, ties
-    going to the smaller tmin. Returns (tmin, tmax, accepted): accepted False when no range reached p_min (then
-    the range of largest p-value). Raises FitError when no range can be fitted."""
+    to Lt/2 (Lt/2 - 1 for the sinh form, whose C(Lt/2) vanishes) and mean data of one sign is fitted (the mean
+    only; negative data, such as the axial correlator's, give a negative amplitude); among the fits with p-value
+    >= p_min and a positive mass the range with the most points wins, ties going to the smaller tmin. Returns
+    (tmin, tmax, accepted): accepted False when no range reached p_min (then the range of largest p-value).
+    Raises FitError when no range can be fitted."""
     last = lt // 2 if parity == 1 else lt // 2 - 1
     best, fallback = None, None
     for tmin in range(1, last - min_points + 2):
         for tmax in range(tmin + min_points - 1, last + 1):
-            if not np.all(np.asarray(mean)[tmin:tmax + 1] > 0):
+            window = np.asarray(mean)[tmin:tmax + 1]
+            if not (np.all(window > 0) or np.all(window < 0)):
                 continue
             try:
                 _, _, p, mass = central_fit(samples, mean, tmin, tmax, lt, parity, correlated)
@@ -286,4 +288,4 @@ def propose_range(samples, mean, lt, parity, correlated, p_min=0.05, min_points=
         return best[1], best[2], True
     if fallback is not None:
         return fallback[1], fallback[2], False
-    raise FitError("no range of at least 3 positive points between t = 1 and Lt/2 to fit")
+    raise FitError("no range of at least 3 points of one sign between t = 1 and Lt/2 to fit")

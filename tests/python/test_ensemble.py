@@ -81,8 +81,8 @@ def single_file(path, cid, pion, axial):
 
 @pytest.fixture(scope="module")
 def data():
-    """40 configurations of pion (cosh) and axial (sinh) correlators."""
-    return draw(40, seed=11, parity=1), draw(40, seed=12, parity=-1)
+    """40 configurations of pion (cosh) and axial (sinh, negative as the program's) correlators."""
+    return draw(40, seed=11, parity=1), -draw(40, seed=12, parity=-1)
 
 
 def ids(n):
