@@ -32,9 +32,11 @@ HDF5 (--summary out.h5):
     fit/                           (fitted channels) attrs tmin, tmax, range ("given" or "proposed"), accepted,
                                    mass, mass_error, amplitude, amplitude_error, chi2, dof, chi2_per_dof, p_value,
                                    correlated (as used), singular; dataset mass_samples [n_bins]
+  /<correlator>/pcac_mass/         (with pion and axial) mean, error [Lt]: the PCAC mass of the mean correlators
+                                   and its jackknife error
 CSV (--summary out.csv): header correlator,channel,quantity,t,value,error; quantity "correlator" and
   "effective_mass" (one row per t), and per fitted channel "mass", "amplitude" (value, error), "chi2_per_dof",
-  "p_value", "tmin", "tmax", "dof" (value only; t empty)."""
+  "p_value", "tmin", "tmax", "dof" (value only; t empty); "pcac_mass" (channel empty, one row per t)."""
 
 
 def pm(value, error):
@@ -115,8 +117,19 @@ def analyse_channel(values, meta, options, lt):
     return res
 
 
+def pcac(channels):
+    """The PCAC mass of the mean correlators and its jackknife error, {"mean", "error"} [Lt], or None without the
+    pion and axial channels."""
+    if "pion" not in channels or "axial" not in channels:
+        return None
+    p, a = channels["pion"], channels["axial"]
+    return {"mean": resampling.pcac_mass(a["mean"], p["mean"]),
+            "error": resampling.jackknife_error(resampling.pcac_mass(a["samples"], p["samples"]))}
+
+
 def analyse(ens, options):
-    """[{"name", "configs", "n_configs", "n_bins", "dropped", "channels": {channel: result}}] per correlator."""
+    """[{"name", "configs", "n_configs", "n_bins", "dropped", "channels": {channel: result}, "pcac": {"mean",
+    "error"} or None}] per correlator."""
     lt = ens["extents"][3]
     check_options(options, lt)
     results = []
@@ -133,6 +146,7 @@ def analyse(ens, options):
             if fitted(ch, options):
                 fit_channel(res, lt, options)
             out["channels"][ch] = res
+        out["pcac"] = pcac(out["channels"])
         results.append(out)
     if not results:
         raise ReportError("no correlators in the files (no /correlators groups)")
@@ -158,6 +172,9 @@ def write_h5(results, ens, options, path):
                     fg = g.create_group("fit")
                     fg.attrs.update({k: v for k, v in res["fit"].items() if k != "mass_samples"})
                     fg["mass_samples"] = res["fit"]["mass_samples"]
+            if r["pcac"] is not None:
+                g = f.create_group(f"{r['name']}/pcac_mass")
+                g["mean"], g["error"] = r["pcac"]["mean"], r["pcac"]["error"]
 
 
 def csv_number(x):
@@ -183,6 +200,9 @@ def write_csv(results, path):
                     w.writerow([r["name"], ch, q, "", csv_number(fit[q]), csv_number(fit[q + "_error"])])
                 for q in ("chi2_per_dof", "p_value", "tmin", "tmax", "dof"):
                     w.writerow([r["name"], ch, q, "", csv_number(fit[q]), ""])
+            if r["pcac"] is not None:
+                for t, (v, e) in enumerate(zip(r["pcac"]["mean"], r["pcac"]["error"])):
+                    w.writerow([r["name"], "", "pcac_mass", t, csv_number(v), csv_number(e)])
 
 
 def summary_kind(path):

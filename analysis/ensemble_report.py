@@ -4,7 +4,8 @@ ensemble file, several of them, or single-configuration files, in any mix), from
   per correlator: the number of configurations and jackknife samples; per channel at p = 0 the mean correlator and
   the effective mass with jackknife errors, t = 0 .. Lt/2 (the rest mirrors it for the ensemble mean); for each
   fitted channel the fit: range (given or proposed), correlated or not, mass and amplitude with jackknife errors,
-  chi^2/dof, p-value, and notes (singular covariance, no acceptable range, uncorrelated chi^2).
+  chi^2/dof, p-value, and notes (singular covariance, no acceptable range, uncorrelated chi^2); the PCAC mass with
+  jackknife errors (with pion and axial).
 Values print as value(error), the error's two leading digits in the parentheses: 0.41234(56) = 0.41234 +- 0.00056.
 
   run(paths, options, out_dir, summary, plots, out)   the whole ensemble report; returns the list of files written
@@ -58,6 +59,10 @@ def print_results(ens, results, options, out):
               file=out)
         for ch, res in r["channels"].items():
             print_channel(ch, res, ext[3], out)
+        if r["pcac"] is not None:
+            values = "  ".join(f"{t}: {pm(float(r['pcac']['mean'][t]), float(r['pcac']['error'][t]))}"
+                               for t in range(2, ext[3] // 2 + 1))
+            print(f"  PCAC mass (t = 2 .. Lt/2, away from the contact terms): {values}", file=out)
 
 
 def run(paths, options, out_dir, summary, plots, out=None):

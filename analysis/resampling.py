@@ -8,6 +8,7 @@ Conventions (docs/conventions.md section 9; README "Analysis over an ensemble"):
     the mean itself this is exactly the standard error s / sqrt(N) (s the sample standard deviation, ddof = 1);
   - effective_mass solves c(t)/c(t+1) = f(t)/f(t+1), f(t) = exp(-m t) + s exp(-m (Lt - t)), as the C++ code does
     (src/physics/contractions.cpp), vectorised over samples; NaN where no positive solution exists;
+  - pcac_mass: (C_axial(t + 1) - C_axial(t - 1)) / (4 C_pion(t)), as the C++ code;
   - fits of C(t) = A (exp(-m t) + s exp(-m (Lt - t))) minimise chi^2 = r^T Cov^-1 r (correlated; Cov the jackknife
     covariance of the mean, fixed for all samples) or sum r_t^2 / Cov_tt (uncorrelated); the mass error is the
     jackknife error of the fits to the jackknife samples.
@@ -139,6 +140,15 @@ def effective_mass(c, parity):
     m = np.full(c.shape, np.nan)
     m[..., :-1] = effective_mass_at(y, a, a - 1, parity)
     return m
+
+
+def pcac_mass(axial, pion):
+    """m(t) = (C_axial(t + 1) - C_axial(t - 1)) / (4 C_pion(t)), indices mod Lt (docs/conventions.md section 9), for
+    arrays [..., Lt]; NaN where C_pion(t) = 0."""
+    axial, pion = np.asarray(axial, dtype=float), np.asarray(pion, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        m = (np.roll(axial, -1, axis=-1) - np.roll(axial, 1, axis=-1)) / (4 * pion)
+    return np.where(pion != 0, m, np.nan)
 
 
 # ----------------------------------------------------------------------------------------------------------------

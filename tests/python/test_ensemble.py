@@ -266,6 +266,16 @@ def test_report_summary_h5_and_csv_agree_with_the_library(tmp_path, data, capsys
         assert g["fit"].attrs["mass"] == pytest.approx(fit["mass"], rel=1e-12)
         assert g["fit"].attrs["mass_error"] == pytest.approx(fit["mass_error"], rel=1e-9)
         assert f.attrs["n_configs"] == len(pion) and f.attrs["bin"] == 2 and "fit" not in f["prop/axial"]
+        # PCAC mass: the formula written out here, its error by an explicit leave-one-out loop over the bins
+        ab = resampling.bin_data(axial, 2)
+        nb = binned.shape[0]
+
+        def pcac(a, p):
+            return (np.roll(a, -1) - np.roll(a, 1)) / (4 * p)
+        loo = np.array([pcac(np.delete(ab, i, 0).mean(0), np.delete(binned, i, 0).mean(0)) for i in range(nb)])
+        np.testing.assert_allclose(f["prop/pcac_mass/mean"][...], pcac(ab.mean(0), binned.mean(0)), rtol=1e-12)
+        np.testing.assert_allclose(f["prop/pcac_mass/error"][...],
+                                   np.sqrt((nb - 1) / nb * ((loo - loo.mean(0)) ** 2).sum(0)), rtol=1e-9)
     status, _, err = report_main(capsys, path, "--fit-range", 3, 8, "--bin", 2, "--summary", tmp_path / "s.csv",
                                  "--no-plots")
     assert status == 0, err

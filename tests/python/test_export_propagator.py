@@ -169,8 +169,8 @@ def test_ensemble_file_and_single_files_analyse_alike(outputs, tmp_path):
     np.testing.assert_array_equal(np.load(tmp_path / "e.npy"), np.load(direct))
 
 
-def test_effective_masses_match_the_programs(outputs):
-    """resampling.effective_mass (the cosh and sinh forms in numpy) against the program's effective_mass datasets."""
+def test_effective_and_pcac_masses_match_the_programs(outputs):
+    """resampling.effective_mass (the cosh and sinh forms in numpy) and pcac_mass against the program's datasets."""
     for path in outputs:
         with h5py.File(path, "r") as f:
             for ch in ("pion", "axial", "rho", "a0"):
@@ -181,6 +181,8 @@ def test_effective_masses_match_the_programs(outputs):
                 ok = ~np.isnan(theirs)
                 np.testing.assert_allclose(mine[ok], theirs[ok], rtol=1e-12)
                 assert math.isnan(mine[-1])
+            mine = resampling.pcac_mass(f["correlators/prop/axial"][...].real, f["correlators/prop/pion"][...].real)
+            np.testing.assert_allclose(mine, f["correlators/prop/pcac_mass"][...], rtol=1e-12)
 
 
 def test_wrapper_runs_with_a_python3_without_h5py_first_on_path(tmp_path):
