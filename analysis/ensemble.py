@@ -9,8 +9,9 @@ solve of that name is marked incomplete, is left out of that correlator's ensemb
 
   load_ensemble(paths)  {"configs": [ids], "extents": [4], "files": [paths], "correlators": {name: Correlator},
                          "warnings": [str]}; Correlator = {"name", "configs": [ids], "channels": {channel:
-                         {"values": float array [N, Lt] (Re C at p = 0), "time_parity": +1 or -1,
-                         "gamma_sink", "gamma_source"}}}
+                         {"values": float array [N, Lt] (Re C), "time_parity": +1 or -1, "gamma_sink",
+                         "gamma_source"}}}; name is the /correlators group's name for p = 0, and
+                         <name>/p<nx>_<ny>_<nz> for each non-zero momentum the files hold
   is_ensemble_file(path)  True when the file has a /configs group
 Raises output_file.ReportError (the reason) for a missing, unreadable, non-HDF5 or non-EmPRiSM-MPI file, or
 files that do not fit together (other extents, an id twice).
@@ -22,7 +23,7 @@ import re
 import h5py
 import numpy as np
 
-from output_file import ReportError, attr, check_file, text
+from output_file import ReportError, attr, check_file, momentum_group, text
 
 CONFIGS = "configs"
 
@@ -56,15 +57,28 @@ def roots(f, path):
     return [(single_config_id(f, path), f)]
 
 
-def read_channels(g):
-    """{channel: {...}} of one /correlators/<name> group at p = 0 (real parts)."""
+def read_channels(g, channels):
+    """{channel: {...}} of one momentum sector's group (real parts)."""
     out = {}
-    for ch in (text(c) for c in np.atleast_1d(attr(g, "channels", []))):
+    for ch in channels:
         if ch in g and isinstance(g[ch], h5py.Dataset):
             d = g[ch]
             out[ch] = {"values": np.asarray(d[...], dtype=complex).real, "time_parity": int(attr(d, "time_parity", 1)),
                        "gamma_sink": text(attr(d, "gamma_sink", "?")),
                        "gamma_source": text(attr(d, "gamma_source", "?"))}
+    return out
+
+
+def read_sectors(name, g):
+    """[(name, channels)] of one /correlators/<name> group: p = 0 as <name>, each non-zero momentum present as
+    <name>/p<nx>_<ny>_<nz>."""
+    channels = [text(c) for c in np.atleast_1d(attr(g, "channels", []))]
+    momenta = np.asarray(attr(g, "momenta", [[0, 0, 0]]), dtype=int).reshape(-1, 3)
+    out = [(name, read_channels(g, channels))]
+    for n in momenta[1:]:
+        key = momentum_group(n)
+        if key in g:
+            out.append((f"{name}/{key}", read_channels(g[key], channels)))
     return out
 
 
@@ -83,7 +97,8 @@ def read_config(cid, root, where, store, warnings):
         if incomplete(root, name):
             warnings.append(f"configuration {cid} ({where}): solve {name} is incomplete; left out of {name}")
             continue
-        store.setdefault(name, {})[cid] = read_channels(g)
+        for sector, channels in read_sectors(name, g):
+            store.setdefault(sector, {})[cid] = channels
 
 
 def read_file(path, state):

@@ -1,5 +1,6 @@
 """ensemble_analysis.py: the numbers of the ensemble report (README "Analysis over an ensemble"): per correlator and
-channel at p = 0 the mean correlator and effective mass with jackknife errors (after optional binning), and fits of
+channel (at p = 0, and at each non-zero momentum as correlator <name>/p<nx>_<ny>_<nz>) the mean correlator and
+effective mass (energy) with jackknife errors (after optional binning), and fits of
 C(t) = A (exp(-m t) + s exp(-m (Lt - t))) in a plateau the user gives or the report proposes
 (resampling.propose_range); and the summary files (HDF5 or CSV).
 
@@ -7,7 +8,8 @@ C(t) = A (exp(-m t) + s exp(-m (Lt - t))) in a plateau the user gives or the rep
   write_summary(results, ens, options, path)   out.h5 or out.csv (layout: SUMMARY_LAYOUT)
   pm(value, error)             "0.41234(56)": value with the error's two leading digits in parentheses
 Options (a dict, the report's command line): bin (int >= 1), fit_range ((tmin, tmax) or None), correlated (bool),
-fit_channels (list of names, or ["all"]), p_min (float).
+fit_channels (list of names, or ["all"]), p_min (float), fold (bool, default False: average C(t) and s C(Lt - t)
+per configuration first).
 Raises output_file.ReportError for input that cannot be analysed (fewer than 2 bins, a bad fit range).
 Who may call: ensemble_report.py and the tests.
 """
@@ -22,10 +24,11 @@ from output_file import ReportError
 
 SUMMARY_LAYOUT = """\
 HDF5 (--summary out.h5):
-  /                                attrs configs (ids, in order), files, n_configs, bin, n_bins, extents [4],
+  /                                attrs configs (ids, in order), files, n_configs, bin, extents [4], folded,
                                    correlated (as asked), method = "jackknife"
-  /<correlator>/<channel>/         attrs time_parity, gamma_sink, gamma_source, n_configs, n_bins
-    mean, error                    [Lt] Re C(t) at p = 0 over the ensemble and its jackknife error
+  /<correlator>/<channel>/         (<correlator>: <name> at p = 0, <name>/p<nx>_<ny>_<nz> otherwise) attrs
+                                   time_parity, gamma_sink, gamma_source, n_configs, n_bins
+    mean, error                    [Lt] Re C(t) over the ensemble and its jackknife error
     effective_mass, effective_mass_error     [Lt] m_eff of the mean correlator and its jackknife error (NaN where
                                    undefined)
     jackknife_samples              [n_bins][Lt] leave-one-out means of C(t) (to carry the analysis further)
@@ -106,6 +109,8 @@ def fit_channel(res, lt, options):
 
 def analyse_channel(values, meta, options, lt):
     """The result of one channel: binned samples, jackknife means and errors, effective masses, fit."""
+    if options.get("fold"):
+        values = resampling.fold(values, meta["time_parity"])
     binned = resampling.bin_data(values, options["bin"])
     samples = resampling.jackknife_samples(binned)
     mean = binned.mean(axis=0)
@@ -146,7 +151,7 @@ def analyse(ens, options):
             if fitted(ch, options):
                 fit_channel(res, lt, options)
             out["channels"][ch] = res
-        out["pcac"] = pcac(out["channels"])
+        out["pcac"] = pcac(out["channels"]) if "/" not in name else None  # p = 0 only
         results.append(out)
     if not results:
         raise ReportError("no correlators in the files (no /correlators groups)")
@@ -158,6 +163,7 @@ def write_h5(results, ens, options, path):
     with h5py.File(path, "w") as f:
         f.attrs.update({"configs": ens["configs"], "files": [str(p) for p in ens["files"]],
                         "n_configs": len(ens["configs"]), "bin": options["bin"], "extents": ens["extents"],
+                        "folded": bool(options.get("fold")),
                         "correlated": bool(options["correlated"]), "method": "jackknife"})
         for r in results:
             for ch, res in r["channels"].items():

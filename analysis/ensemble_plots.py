@@ -1,9 +1,10 @@
 """ensemble_plots.py: the PNG plots of the ensemble report (analysis/report.py on several configurations), with
 matplotlib (Agg), in the style of report_plots.py:
 
-  ensemble_<correlator>.png   |C(t)| per channel with jackknife error bars (log scale), and the effective masses
-                              with jackknife error bars, each fitted channel's mass as a band (mass +- error)
-                              over its fit range tmin..tmax
+  ensemble_<correlator>.png   (ensemble_<correlator>_p<nx>_<ny>_<nz>.png for a non-zero momentum) |C(t)| per
+                              channel with jackknife error bars (log scale), and the effective masses with
+                              jackknife error bars, each fitted channel's mass as a band (mass +- error) over its
+                              fit range tmin..tmax
   write_ensemble_plots(results, lt, out_dir)   all of them; returns their paths
   plot_ensemble(result, lt, path)              one; returns {"errorbars": sets drawn, "bands": {channel: (tmin,
                                                tmax, low, high)}} for the tests
@@ -79,7 +80,7 @@ def write_ensemble_plots(results, lt, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     written = []
     for r in results:
-        path = os.path.join(out_dir, f"ensemble_{r['name']}.png")
+        path = os.path.join(out_dir, f"ensemble_{r['name'].replace('/', '_')}.png")
         plot_ensemble(r, lt, path)
         written.append(path)
     return written

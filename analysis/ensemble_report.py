@@ -1,7 +1,8 @@
 """ensemble_report.py: the text of the ensemble report (analysis/report.py given several configurations: an
 ensemble file, several of them, or single-configuration files, in any mix), from ensemble_analysis.analyse:
 
-  per correlator: the number of configurations and jackknife samples; per channel at p = 0 the mean correlator and
+  per correlator (<name> at p = 0, <name>/p<nx>_<ny>_<nz> at a non-zero momentum): the number of configurations and
+  jackknife samples; per channel the mean correlator and
   the effective mass with jackknife errors, t = 0 .. Lt/2 (the rest mirrors it for the ensemble mean); for each
   fitted channel the fit: range (given or proposed), correlated or not, mass and amplitude with jackknife errors,
   chi^2/dof, p-value, and notes (singular covariance, no acceptable range, uncorrelated chi^2); the PCAC mass with
@@ -46,7 +47,8 @@ def print_results(ens, results, options, out):
     print(f"EmPRiSM-MPI ensemble report: {len(ens['configs'])} configuration(s) from {len(ens['files'])} file(s)",
           file=out)
     print(f"lattice {'x'.join(map(str, ext))}; configurations {ens['configs'][0]} .. {ens['configs'][-1]}", file=out)
-    print(f"errors: jackknife over bins of {options['bin']} configuration(s); fits "
+    folded = "; C(t) and s C(Lt - t) averaged (--fold)" if options.get("fold") else ""
+    print(f"errors: jackknife over bins of {options['bin']} configuration(s){folded}; fits "
           f"{'correlated' if options['correlated'] else 'uncorrelated'}, "
           + (f"range t = {options['fit_range'][0]}..{options['fit_range'][1]}" if options.get("fit_range")
              else f"range proposed (the widest of >= 3 points in 1..Lt/2 with p >= {options['p_min']})"), file=out)

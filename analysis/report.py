@@ -2,7 +2,7 @@
 """report.py: a text report and PNG plots of one EmPRiSM-MPI output file, or the analysis of an ensemble.
 
 Usage: python3 analysis/report.py OUT.h5 [--out-dir DIR] [--no-plots]
-       python3 analysis/report.py FILE... [--bin N] [--fit-range TMIN TMAX] [--uncorrelated]
+       python3 analysis/report.py FILE... [--bin N] [--fit-range TMIN TMAX] [--uncorrelated] [--fold]
                                   [--fit-channels LIST] [--p-min P] [--summary OUT.h5|OUT.csv] [--out-dir DIR]
                                   [--no-plots]
 
@@ -313,10 +313,11 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message):
         raise ReportError(f"{message} (usage: {PROG} FILE... [--bin N] [--fit-range TMIN TMAX] [--uncorrelated] "
-                          "[--fit-channels LIST] [--p-min P] [--summary OUT.h5|OUT.csv] [--out-dir DIR] [--no-plots])")
+                          "[--fold] [--fit-channels LIST] [--p-min P] [--summary OUT.h5|OUT.csv] [--out-dir DIR] "
+                          "[--no-plots])")
 
 
-ENSEMBLE_OPTIONS = ("bin", "fit_range", "uncorrelated", "fit_channels", "p_min", "summary")
+ENSEMBLE_OPTIONS = ("bin", "fit_range", "uncorrelated", "fold", "fit_channels", "p_min", "summary")
 
 
 def parse_args(argv):
@@ -332,6 +333,7 @@ def parse_args(argv):
     e.add_argument("--fit-range", type=int, nargs=2, metavar=("TMIN", "TMAX"),
                    help="fit range (default: proposed, the widest range of >= 3 points in 1..Lt/2 with p >= P)")
     e.add_argument("--uncorrelated", action="store_true", help="fit with the diagonal of the covariance only")
+    e.add_argument("--fold", action="store_true", help="average C(t) and s C(Lt - t) of each configuration first")
     e.add_argument("--fit-channels", help="comma-separated channels to fit, or 'all' (default: pion)")
     e.add_argument("--p-min", type=float, help="p-value a proposed range must reach (default 0.05)")
     e.add_argument("--summary", help="write the numbers to OUT.h5 (HDF5) or OUT.csv (layout in README)")
@@ -349,7 +351,7 @@ def ensemble_options(args):
     """The options dict of ensemble_analysis from the command line."""
     channels = [c.strip() for c in (args.fit_channels or "pion").split(",") if c.strip()]
     return {"bin": 1 if args.bin is None else args.bin, "fit_range": tuple(args.fit_range) if args.fit_range else None,
-            "correlated": not args.uncorrelated, "fit_channels": channels,
+            "correlated": not args.uncorrelated, "fold": args.fold, "fit_channels": channels,
             "p_min": 0.05 if args.p_min is None else args.p_min}
 
 

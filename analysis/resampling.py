@@ -2,6 +2,7 @@
 
 Conventions (docs/conventions.md section 9; README "Analysis over an ensemble"):
   - data are arrays [N, ...]: one row per configuration (or per bin), in the order of the configurations;
+  - folding averages C(t) and s C(Lt - t) per configuration (optional);
   - binning averages `bin` consecutive rows (the last N mod bin rows are dropped);
   - the jackknife samples are the leave-one-out means x_(i) = (sum_j x_j - x_i) / (N - 1); the error of a function
     f of the mean is sqrt((N - 1)/N sum_i (f_(i) - mean_i f_(i))^2), its covariance the same outer product; for
@@ -40,6 +41,13 @@ def bin_data(x, size):
         raise ValueError("bin size must be at least 1")
     n = x.shape[0] // size
     return x[:n * size].reshape((n, size) + x.shape[1:]).mean(axis=1)
+
+
+def fold(c, parity):
+    """(C(t) + s C(Lt - t)) / 2 of correlators c [..., Lt] (t = 0 and Lt/2 map to themselves): the two halves of a
+    periodic correlator averaged, which C(Lt - t) = s C(t) allows for the ensemble mean."""
+    c = np.asarray(c, dtype=float)
+    return 0.5 * (c + parity * np.roll(c[..., ::-1], 1, axis=-1))
 
 
 def jackknife_samples(x):

@@ -132,6 +132,16 @@ def test_bin_size_one_is_no_binning():
     np.testing.assert_array_equal(resampling.bin_data(x, 1), x)
 
 
+@pytest.mark.parametrize("parity", [1, -1])
+def test_fold_keeps_the_exact_form_and_averages_mirror_timeslices(parity):
+    # t >= 1: the sinh form's C(0) is not antisymmetric (folded, it is 0, as C(Lt - 0) = -C(0) demands)
+    np.testing.assert_allclose(resampling.fold(exact(parity), parity)[1:], exact(parity)[1:], atol=1e-15 * AMPLITUDE)
+    x = draw(3, seed=4, parity=parity)
+    folded = resampling.fold(x, parity)
+    for t in range(1, LT):
+        np.testing.assert_allclose(folded[:, t], 0.5 * (x[:, t] + parity * x[:, LT - t]), rtol=1e-15)
+
+
 def test_bins_average_consecutive_configurations_and_drop_the_rest():
     x = np.arange(14, dtype=float)[:, None] * np.ones((1, 3))
     b = resampling.bin_data(x, 4)

@@ -45,6 +45,7 @@ name = "prop"
 type = "propagator"
 site = [1, 2, 3, 5]
 channels = ["pion", "axial", "rho", "a0"]
+momenta = [[1, 0, 0]]
 """
 SEEDS = (11, 12, 13)
 EXPORT = pathlib.Path(__file__).resolve().parents[2] / "analysis" / "export_propagator.py"
@@ -157,11 +158,13 @@ def ensemble_from(singles, path):
 def test_ensemble_file_and_single_files_analyse_alike(outputs, tmp_path):
     options = {"bin": 1, "fit_range": None, "correlated": False, "fit_channels": [], "p_min": 0.05}
     ens = ensemble_from(outputs, tmp_path / "ens.h5")
-    a = analyse(load_ensemble([ens]), options)[0]["channels"]
-    b = analyse(load_ensemble(outputs), options)[0]["channels"]
-    for ch in ("pion", "axial", "rho", "a0"):
-        np.testing.assert_array_equal(a[ch]["mean"], b[ch]["mean"])
-        np.testing.assert_array_equal(a[ch]["error"], b[ch]["error"])
+    a = analyse(load_ensemble([ens]), options)
+    b = analyse(load_ensemble(outputs), options)
+    assert [r["name"] for r in a] == [r["name"] for r in b] == ["prop", "prop/p1_0_0"]
+    for ra, rb in zip(a, b):
+        for ch in ("pion", "axial", "rho", "a0"):
+            np.testing.assert_array_equal(ra["channels"][ch]["mean"], rb["channels"][ch]["mean"])
+            np.testing.assert_array_equal(ra["channels"][ch]["error"], rb["channels"][ch]["error"])
     proc = export(ens, "--config", "cfg11", "--output", tmp_path / "e.npy")
     assert proc.returncode == 0, proc.stderr
     direct = tmp_path / "d.npy"
@@ -170,13 +173,14 @@ def test_ensemble_file_and_single_files_analyse_alike(outputs, tmp_path):
 
 
 def test_effective_and_pcac_masses_match_the_programs(outputs):
-    """resampling.effective_mass (the cosh and sinh forms in numpy) and pcac_mass against the program's datasets."""
+    """resampling.effective_mass (the cosh and sinh forms in numpy) and pcac_mass against the program's datasets, at
+    p = 0 and p = (1, 0, 0)."""
     for path in outputs:
         with h5py.File(path, "r") as f:
-            for ch in ("pion", "axial", "rho", "a0"):
-                d = f[f"correlators/prop/{ch}"]
+            for ch, group in ((c, g) for c in ("pion", "axial", "rho", "a0") for g in ("", "p1_0_0/")):
+                d = f[f"correlators/prop/{group}{ch}"]
                 mine = resampling.effective_mass(d[...].real, int(d.attrs["time_parity"]))
-                theirs = f[f"correlators/prop/effective_mass/{ch}"][...]
+                theirs = f[f"correlators/prop/{group}effective_mass/{ch}"][...]
                 assert np.array_equal(np.isnan(mine), np.isnan(theirs)), (ch, mine, theirs)
                 ok = ~np.isnan(theirs)
                 np.testing.assert_allclose(mine[ok], theirs[ok], rtol=1e-12)
