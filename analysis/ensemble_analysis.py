@@ -122,6 +122,19 @@ def analyse_channel(values, meta, options, lt):
     return res
 
 
+def binning_scan(values, t):
+    """[(bin size, jackknife error of C(t) with that bin / with bin 1)] for bin sizes 1, 2, 4, ... that leave at
+    least 4 bins: a ratio that grows with the bin size reveals correlated (consecutive) configurations."""
+    values = np.asarray(values, dtype=float)
+    base = resampling.jackknife_error(resampling.jackknife_samples(values))[t]
+    out, size = [], 1
+    while values.shape[0] // size >= 4 and base > 0:
+        err = resampling.jackknife_error(resampling.jackknife_samples(resampling.bin_data(values, size)))[t]
+        out.append((size, float(err / base)))
+        size *= 2
+    return out
+
+
 def pcac(channels):
     """The PCAC mass of the mean correlators and its jackknife error, {"mean", "error"} [Lt], or None without the
     pion and axial channels."""
@@ -134,7 +147,8 @@ def pcac(channels):
 
 def analyse(ens, options):
     """[{"name", "configs", "n_configs", "n_bins", "dropped", "channels": {channel: result}, "pcac": {"mean",
-    "error"} or None}] per correlator."""
+    "error"} or None, "bin_scan": (channel, binning_scan at t = Lt/4 of the unbinned data) or None}] per
+    correlator."""
     lt = ens["extents"][3]
     check_options(options, lt)
     results = []
@@ -152,6 +166,8 @@ def analyse(ens, options):
                 fit_channel(res, lt, options)
             out["channels"][ch] = res
         out["pcac"] = pcac(out["channels"]) if "/" not in name else None  # p = 0 only
+        first = "pion" if "pion" in corr["channels"] else next(iter(corr["channels"]), None)
+        out["bin_scan"] = (first, binning_scan(corr["channels"][first]["values"], lt // 4)) if first else None
         results.append(out)
     if not results:
         raise ReportError("no correlators in the files (no /correlators groups)")

@@ -6,7 +6,8 @@ ensemble file, several of them, or single-configuration files, in any mix), from
   the effective mass with jackknife errors, t = 0 .. Lt/2 (the rest mirrors it for the ensemble mean); for each
   fitted channel the fit: range (given or proposed), correlated or not, mass and amplitude with jackknife errors,
   chi^2/dof, p-value, and notes (singular covariance, no acceptable range, uncorrelated chi^2); the PCAC mass with
-  jackknife errors (with pion and axial).
+  jackknife errors (with pion and axial); a binning check: the error of C(Lt/4) for bins of 2, 4, 8, ...
+  configurations relative to bin 1.
 Values print as value(error), the error's two leading digits in the parentheses: 0.41234(56) = 0.41234 +- 0.00056.
 
   run(paths, options, out_dir, summary, plots, out)   the whole ensemble report; returns the list of files written
@@ -59,6 +60,12 @@ def print_results(ens, results, options, out):
         dropped = f", last {r['dropped']} dropped by binning" if r["dropped"] else ""
         print(f"Correlators {r['name']}: {r['n_configs']} configurations, {r['n_bins']} jackknife samples{dropped}",
               file=out)
+        if r["bin_scan"] is not None and len(r["bin_scan"][1]) > 1:
+            ch, scan = r["bin_scan"]
+            ratios = ", ".join(f"bin {b}: {ratio:.2f}" for b, ratio in scan[1:])
+            print(f"  binning check ({ch}, C({ext[3] // 4})): jackknife error relative to bin 1: {ratios}", file=out)
+            print("    (a ratio that grows with the bin: consecutive configurations are correlated; use a larger --bin)",
+                  file=out)
         for ch, res in r["channels"].items():
             print_channel(ch, res, ext[3], out)
         if r["pcac"] is not None:

@@ -148,6 +148,21 @@ def test_bins_average_consecutive_configurations_and_drop_the_rest():
     np.testing.assert_array_equal(b[:, 0], [1.5, 5.5, 9.5])
 
 
+def test_binning_check_sees_autocorrelation():
+    """An AR(1) stream x_i = r x_(i-1) + noise has the error of its mean grow with the bin towards
+    sqrt((1 + r) / (1 - r)) = 3 for r = 0.8; independent data stay near 1 (within 4 / sqrt(bins))."""
+    from ensemble_analysis import binning_scan
+    rng = np.random.default_rng(21)
+    n, r = 4096, 0.8
+    ar = np.zeros((n, 1))
+    for i in range(1, n):
+        ar[i] = r * ar[i - 1] + rng.normal()
+    scan = dict(binning_scan(ar, 0))
+    assert scan[1] == 1.0 and scan[64] > 2.3 and scan[2] < scan[8] < scan[64]
+    for b, ratio in binning_scan(rng.normal(size=(n, 1)), 0):
+        assert abs(ratio - 1) < 4 / math.sqrt(n // b), (b, ratio)
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Effective masses and fits
 # ----------------------------------------------------------------------------------------------------------------
