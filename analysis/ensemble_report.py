@@ -64,7 +64,8 @@ def print_results(ens, results, options, out):
             ch, scan = r["bin_scan"]
             ratios = ", ".join(f"bin {b}: {ratio:.2f}" for b, ratio in scan[1:])
             print(f"  binning check ({ch}, C({ext[3] // 4})): jackknife error relative to bin 1: {ratios}", file=out)
-            print("    (a ratio that grows with the bin: consecutive configurations are correlated; bin more)", file=out)
+            print("    (a ratio that grows with the bin: consecutive configurations are correlated; bin more)",
+                  file=out)
         for ch, res in r["channels"].items():
             print_channel(ch, res, ext[3], out)
         if r["pcac"] is not None:
