@@ -11,8 +11,9 @@ Conventions (docs/conventions.md section 9; README "Analysis over an ensemble"):
     (src/physics/contractions.cpp), vectorised over samples; NaN where no positive solution exists;
   - pcac_mass: (C_axial(t + 1) - C_axial(t - 1)) / (4 C_pion(t)), as the C++ code;
   - fits of C(t) = A (exp(-m t) + s exp(-m (Lt - t))) minimise chi^2 = r^T Cov^-1 r (correlated; Cov the jackknife
-    covariance of the mean, fixed for all samples) or sum r_t^2 / Cov_tt (uncorrelated); the mass error is the
-    jackknife error of the fits to the jackknife samples.
+    covariance of the mean, fixed for all samples) or sum r_t^2 / Cov_tt (uncorrelated), by scipy's
+    Levenberg-Marquardt for the mean and Gauss-Newton steps from its result for the jackknife samples; the mass
+    error is the jackknife error of the fits to the samples.
 Who may call: analysis scripts (ensemble_report.py) and the tests; pure functions.
 """
 import math
@@ -60,8 +61,8 @@ def jackknife_samples(x):
 
 
 def jackknife_error(samples):
-    """The jackknife error of the quantity whose leave-one-out values are samples [N, ...] (NaN-safe per entry:
-    NaN when any sample is NaN)."""
+    """The jackknife error of the quantity whose leave-one-out values are samples [N, ...] (per entry; NaN where
+    any sample is NaN)."""
     s = np.asarray(samples, dtype=float)
     n = s.shape[0]
     return np.sqrt((n - 1) / n * ((s - s.mean(axis=0)) ** 2).sum(axis=0))
