@@ -105,7 +105,11 @@ def export(path, output, config, solve, normalisation):
     check_file(path)
     kind = output_kind(output)
     u = basis_change(OURS, DEGRAND_ROSSI)
-    with h5py.File(path, "r") as f:
+    try:
+        f = h5py.File(path, "r")
+    except OSError as e:
+        raise ReportError(f"cannot be read: {e}") from e
+    with f:
         root, config, name = read_source(f, config, solve)
         g = root["solves"][name]
         d = g["propagator"]
