@@ -1,7 +1,16 @@
 #!/usr/bin/env python3
-"""report.py: a text report and PNG plots of one EmPRiSM-MPI output file.
+"""report.py: a text report and PNG plots of one EmPRiSM-MPI output file, or the analysis of an ensemble.
 
 Usage: python3 analysis/report.py OUT.h5 [--out-dir DIR] [--no-plots]
+       python3 analysis/report.py FILE... [--bin N] [--fit-range TMIN TMAX] [--uncorrelated] [--fold]
+                                  [--fit-channels LIST] [--p-min P] [--summary OUT.h5|OUT.csv] [--out-dir DIR]
+                                  [--no-plots]
+
+The first form (one single-configuration file, none of the ensemble options) is the run report below. Given an
+ensemble file (/configs/<id>/...), several files (ensemble files and single-configuration files in any mix), or
+any ensemble option, it is the ensemble report of ensemble_report.py: mean correlators and effective masses with
+jackknife errors, fits of the pion mass (README "Analysis over an ensemble"); plots ensemble_<name>.png in DIR
+(default: <first file stem>_report_ensemble/ beside it).
 
 Prints to stdout:
   - a header: program, lattice, precision, ranks and process grid, backend and device, gauge field, empirical peak;
@@ -64,6 +73,9 @@ import numpy as np
 from output_file import (CACHE_NOTE, ReportError, above_peak, channel_summary, grouped_kernels, kernel_summary, load,
                          peak_measured, plateau, plateau_window, rank_summary)
 from report_plots import write_plots
+
+import ensemble_report
+from ensemble import is_ensemble_file
 
 PROG = "report.py"
 
@@ -300,16 +312,63 @@ class Parser(argparse.ArgumentParser):
     """argparse with usage errors as one ERROR line (exit 2)."""
 
     def error(self, message):
-        raise ReportError(f"{message} (usage: {PROG} OUT.h5 [--out-dir DIR] [--no-plots])")
+        raise ReportError(f"{message} (usage: {PROG} FILE... [--bin N] [--fit-range TMIN TMAX] [--uncorrelated] "
+                          "[--fold] [--fit-channels LIST] [--p-min P] [--summary OUT.h5|OUT.csv] [--out-dir DIR] "
+                          "[--no-plots])")
+
+
+ENSEMBLE_OPTIONS = ("bin", "fit_range", "uncorrelated", "fold", "fit_channels", "p_min", "summary")
 
 
 def parse_args(argv):
     """The command line."""
-    p = Parser(prog=PROG, description="Text report and PNG plots of one EmPRiSM-MPI output file.")
-    p.add_argument("file", help="the program's HDF5 output file")
-    p.add_argument("--out-dir", help="directory for the PNG files (default: <file stem>_report/ beside the file)")
-    p.add_argument("--no-plots", action="store_true", help="print the report only, write no files")
+    p = Parser(prog=PROG, description="Text report and PNG plots of one EmPRiSM-MPI output file, or the jackknife "
+                                      "analysis of an ensemble of configurations (several files or an ensemble file).")
+    p.add_argument("files", nargs="+", metavar="FILE", help="the program's HDF5 output file(s)")
+    p.add_argument("--out-dir", help="directory for the PNG files (default: <file stem>_report/ beside the file, "
+                                     "<first file stem>_report_ensemble/ for an ensemble)")
+    p.add_argument("--no-plots", action="store_true", help="print the report only, write no plots")
+    e = p.add_argument_group("ensemble analysis")
+    e.add_argument("--bin", type=int, help="average N consecutive configurations before the jackknife (default 1)")
+    e.add_argument("--fit-range", type=int, nargs=2, metavar=("TMIN", "TMAX"),
+                   help="fit range (default: proposed, the widest range of >= 3 points in 1..Lt/2 with p >= P)")
+    e.add_argument("--uncorrelated", action="store_true", help="fit with the diagonal of the covariance only")
+    e.add_argument("--fold", action="store_true", help="average C(t) and s C(Lt - t) of each configuration first")
+    e.add_argument("--fit-channels", help="comma-separated channels to fit, or 'all' (default: pion)")
+    e.add_argument("--p-min", type=float, help="p-value a proposed range must reach (default 0.05)")
+    e.add_argument("--summary", help="write the numbers to OUT.h5 (HDF5) or OUT.csv (layout in README)")
     return p.parse_args(argv)
+
+
+def ensemble_mode(args):
+    """True for the ensemble report: several files, an ensemble file, or an ensemble option given."""
+    if len(args.files) > 1 or any(getattr(args, k) not in (None, False) for k in ENSEMBLE_OPTIONS):
+        return True
+    return is_ensemble_file(args.files[0])
+
+
+def ensemble_options(args):
+    """The options dict of ensemble_analysis from the command line."""
+    channels = [c.strip() for c in (args.fit_channels or "pion").split(",") if c.strip()]
+    return {"bin": 1 if args.bin is None else args.bin, "fit_range": tuple(args.fit_range) if args.fit_range else None,
+            "correlated": not args.uncorrelated, "fold": args.fold, "fit_channels": channels,
+            "p_min": 0.05 if args.p_min is None else args.p_min}
+
+
+def main_ensemble(args):
+    """The ensemble report; returns the exit status."""
+    out_dir = args.out_dir or default_out_dir(args.files[0]) + "_ensemble"
+    try:
+        written = ensemble_report.run(args.files, ensemble_options(args), out_dir, args.summary, not args.no_plots)
+    except ReportError as e:
+        return error(args.files[0] if len(args.files) == 1 else f"{len(args.files)} files", str(e), 2)
+    except OSError as e:
+        return error(args.summary or out_dir, f"cannot write: {e}", 1)
+    if written:
+        print()
+    for path in written:
+        print(f"wrote {path}")
+    return 0
 
 
 def main(argv=None):
@@ -320,6 +379,12 @@ def main(argv=None):
     except ReportError as e:
         files = [a for a in argv if not a.startswith("-")]
         return error(files[0] if files else "(command line)", str(e), 2)
+    try:
+        if ensemble_mode(args):
+            return main_ensemble(args)
+    except ReportError as e:
+        return error(args.files[0], str(e), 2)
+    args.file = args.files[0]
     try:
         data = load(args.file)
     except ReportError as e:
@@ -334,10 +399,6 @@ def main(argv=None):
         except OSError as e:
             return error(out_dir, f"cannot write the plots: {e}", 1)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
 
 
 if __name__ == "__main__":

@@ -78,7 +78,7 @@ TEST(NonFinite, FiniteSolveIsNotFlagged) {
 }
 
 TEST(NonFinite, Su3CheckRejectsNanAndInf) {
-  SU3<double> u;
+  SU3<double> u{};  // value-initialised: the off-diagonal entries are read
   for (int i = 0; i < 3; ++i) u.e[i][i] = {1.0, 0.0};
   EXPECT_LT(unitarity_deviation(u), 1e-15);
   SU3<double> nan_link = u;
