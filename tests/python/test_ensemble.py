@@ -108,6 +108,9 @@ def ensemble(emprism_binary, tmp_path_factory):
     killed = run(emprism_binary, d, "ens", body, crash_after=1)
     assert killed.returncode == -9, "the test hook did not kill the run\n" + describe(killed)
     assert not (d / "ens.h5").exists() and (d / "ens.h5.partial").is_file()
+    plan = run(emprism_binary, d, "ens", body, args=["--resume", "--dry-run"])
+    assert plan.returncode == 0, describe(plan)
+    assert "each of the 3 configurations (ids 6 .. 10, in this order); 1 of these 3 solves are complete" in plan.stdout
     resumed = run(emprism_binary, d, "ens", body, args=["--resume"])
     assert resumed.returncode == 0, describe(resumed)
     return d, resumed
