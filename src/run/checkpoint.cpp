@@ -309,7 +309,9 @@ std::optional<double> CheckpointStore::resumed_plaquette(const std::string& id) 
 void CheckpointStore::mark_complete(const std::string& name) {
   require_open("mark a solve complete");
   file_->flush(true);  // the solve's data on the disk first: a write error stops here, before the flag
-  write_complete_flag(*file_, split_solve_name(name).second);  // below the file's root: /configs/<id> in an ensemble
+  const std::pair<std::string, std::string> where = split_solve_name(name);  // ("/configs/<id>", solve) or ("", name)
+  file_->verify_stored(where.first + "/solves/" + where.second);  // and its sizes re-read: every dataset is whole
+  write_complete_flag(*file_, where.second);                      // below the file's root: /configs/<id> in an ensemble
   file_->flush(true);
   ++complete_;
 }
