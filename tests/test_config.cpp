@@ -501,7 +501,7 @@ TEST(Config, GaugeSourceChoiceChecked) {
   const std::string text = with_extra("[gauge]\nsource = \"randm\"\n").text();
   EXPECT_THROW(parse(text), InputError);
   EXPECT_EQ(error_of(text),
-            "gauge.source: must be one of 'unit', 'random', 'file', 'heatbath', got 'randm' (did you mean 'random'?)");
+            "gauge.source: must be one of 'unit', 'random', 'file', 'heatbath', 'ensemble', got 'randm' (did you mean 'random'?)");
 }
 
 TEST(Config, GaugeWidthOutsideUnitIntervalRejected) {

@@ -354,7 +354,24 @@ void File::close_quietly() {
   file_ = -1;
 }
 
-Object File::root() { return open("/"); }
+Object File::root() { return open(root_); }
+
+void File::set_root(const std::string& group) {
+  step([&] {
+    if (group.empty() || group[0] != '/')
+      throw RuntimeFailure("HDF5 output '" + label_ + "': root group '" + group + "' is not an absolute path");
+    if (!holds_file()) return;
+    Object g = open("/");
+    std::size_t pos = 1;
+    while (pos < group.size()) {
+      std::size_t end = group.find('/', pos);
+      if (end == std::string::npos) end = group.size();
+      if (end > pos) g = g.open_or_create_group(group.substr(pos, end - pos));
+      pos = end + 1;
+    }
+  });
+  root_ = group;
+}
 
 Object File::open(const std::string& path) {
   if (!holds_file() || file_ < 0) return Object();

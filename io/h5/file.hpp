@@ -142,7 +142,11 @@ class File {
     }
   }
 
-  Object root();  // "/" (empty where !holds_file())
+  // The group root() opens (empty where !holds_file()): "/" by default, or the group set_root() named.
+  Object root();
+  // Makes root() open `group` ("/" or an absolute path such as "/configs/10"), created with its parents when
+  // missing: the writers of one configuration's groups then write below it. Collective step; errors agreed.
+  void set_root(const std::string& group);
   // Opens an existing object by its absolute path (where holds_file()).
   Object open(const std::string& path);
   // Collective step: HDF5's flush; with durable, rank 0 also fsyncs the file (its data is then on the disk, or the
@@ -166,6 +170,7 @@ class File {
 
   Communicator comm_;
   std::string path_, label_, role_;
+  std::string root_ = "/";
   FieldIo mode_ = FieldIo::Gather;
   std::int64_t file_ = -1;  // hid_t; valid where holds_file()
   bool open_ = false;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <system_error>
 #include <utility>
 
@@ -46,17 +47,32 @@ std::vector<std::pair<std::string, std::string>> input_lines(const std::string& 
 // Rank 0, before the file is opened for writing: copies the complete solves (/solves/<name> and /correlators/<name>)
 // of the partial file into a fresh file and renames it over the partial file. A solve whose objects cannot be copied
 // (damaged by the crash) is left out, to be solved again.
+// The group of a configuration ("/configs/<id>", or "" for a single-configuration file) and the solve's own name.
+std::pair<std::string, std::string> split_solve_name(const std::string& name) {
+  const std::size_t slash = name.find('/');
+  if (slash == std::string::npos) return {"", name};
+  return {"/configs/" + name.substr(0, slash), name.substr(slash + 1)};
+}
+
+// Copies one complete solve (and its correlators) below `base`; nothing of it when a part cannot be copied.
+void copy_solve(io::h5::Copier& copier, const std::string& base, const std::string& name) {
+  bool ok = copier.copy(base + "/solves/" + name);
+  if (ok && copier.source_has(base + "/correlators/" + name)) ok = copier.copy(base + "/correlators/" + name);
+  if (!ok) {  // no half-copied solve
+    copier.drop(base + "/solves/" + name);
+    copier.drop(base + "/correlators/" + name);
+  }
+}
+
 void carry_over(const std::string& partial, const std::vector<CompleteSolve>& solves, const std::string& final_path) {
   const std::string fresh = partial + ".new";
   {
     io::h5::Copier copier(partial, fresh, final_path);
+    std::map<std::string, bool> gauge_copied;  // ensemble: per configuration group, whether its /gauge came over
     for (const CompleteSolve& c : solves) {
-      bool ok = copier.copy("/solves/" + c.name);
-      if (ok && copier.source_has("/correlators/" + c.name)) ok = copier.copy("/correlators/" + c.name);
-      if (!ok) {  // no half-copied solve
-        copier.drop("/solves/" + c.name);
-        copier.drop("/correlators/" + c.name);
-      }
+      const auto [base, name] = split_solve_name(c.name);
+      if (!base.empty() && !gauge_copied.count(base)) gauge_copied[base] = copier.copy(base + "/gauge");
+      if (base.empty() || gauge_copied[base]) copy_solve(copier, base, name);
     }
     copier.close();
   }
@@ -82,6 +98,8 @@ bool holds_no_complete_solve(const std::string& partial) {
 
 std::string partial_path(const std::string& final_path) { return final_path + ".partial"; }
 
+std::string ensemble_solve_name(const std::string& id, const std::string& name) { return id + "/" + name; }
+
 void check_output_location(const std::string& final_path) {
   if (final_path.empty()) throw InputError("output.file: is empty; give the path of the HDF5 file to write");
   const fs::path p(final_path);
@@ -100,6 +118,23 @@ void check_output_path(const std::string& final_path, bool overwrite) {
     throw InputError("output.file: '" + final_path + "' exists; set output.overwrite = true to replace it");
 }
 
+namespace {
+
+// The complete solves below `base` ("" or "/configs/<id>"), named with `prefix` ("" or "<id>/").
+void read_solves(const io::h5::Reader& file, const std::string& base, const std::string& prefix, const std::string& why,
+                 RunState& state) {
+  if (!file.exists(base + "/solves")) return;
+  const auto names = file.members(base + "/solves");
+  if (!names) throw RuntimeFailure(why + ": cannot open " + base + "/solves");
+  for (const std::string& name : *names) {
+    const std::string group = base + "/solves/" + name;
+    if (file.attr_int8(group, "complete").value_or(0) != 1) continue;  // not complete, or damaged
+    state.solves.push_back(CompleteSolve{prefix + name, file.attr_int8(group, "converged").value_or(0) == 1});
+  }
+}
+
+}  // namespace
+
 RunState read_run_state(const std::string& path) {
   const std::string why = "cannot read '" + path + "'";
   const io::h5::Reader file(path);
@@ -108,13 +143,14 @@ RunState read_run_state(const std::string& path) {
   state.physics_inputs = file.attr_string("/", "physics_inputs").value_or("");
   state.plaquette =
       file.exists("/gauge") ? file.attr_double("/gauge", "plaquette").value_or(std::nan("")) : std::nan("");
-  if (!file.exists("/solves")) return state;
-  const auto names = file.members("/solves");
-  if (!names) throw RuntimeFailure(why + ": cannot open /solves");
-  for (const std::string& name : *names) {
-    const std::string group = "/solves/" + name;
-    if (file.attr_int8(group, "complete").value_or(0) != 1) continue;  // not complete, or damaged
-    state.solves.push_back(CompleteSolve{name, file.attr_int8(group, "converged").value_or(0) == 1});
+  read_solves(file, "", "", why, state);
+  if (!file.exists("/configs")) return state;
+  const auto ids = file.members("/configs");
+  if (!ids) throw RuntimeFailure(why + ": cannot open /configs");
+  for (const std::string& id : *ids) {
+    const std::string gauge = "/configs/" + id + "/gauge";
+    if (file.exists(gauge)) state.config_plaquettes[id] = file.attr_double(gauge, "plaquette").value_or(std::nan(""));
+    read_solves(file, "/configs/" + id, id + "/", why, state);
   }
   return state;
 }
@@ -229,7 +265,10 @@ void CheckpointStore::open(const Communicator& comm, const CheckpointOptions& op
   });
   // Every rank reads which solves the rewritten partial file holds (the same file system everywhere).
   agreed_step(own, [&] {
-    if (resuming) resumed_ = read_run_state(temp_path_).solves;
+    if (!resuming) return;
+    const RunState kept = read_run_state(temp_path_);
+    resumed_ = kept.solves;
+    resumed_plaquettes_ = kept.config_plaquettes;
   });
   complete_ = static_cast<int>(resumed_.size());
   // A partial file that cannot be created is not removed: another run may be writing it.
@@ -261,11 +300,18 @@ std::optional<CompleteSolve> CheckpointStore::resumed(const std::string& name) c
   return std::nullopt;
 }
 
+std::optional<double> CheckpointStore::resumed_plaquette(const std::string& id) const {
+  const auto it = resumed_plaquettes_.find(id);
+  if (it == resumed_plaquettes_.end()) return std::nullopt;
+  return it->second;
+}
+
 void CheckpointStore::mark_complete(const std::string& name) {
   require_open("mark a solve complete");
   file_->flush(true);  // the solve's data on the disk first: a write error stops here, before the flag
-  file_->verify_stored("/solves/" + name);  // and its sizes re-read: every dataset holds its whole extent
-  write_complete_flag(*file_, name);
+  const std::pair<std::string, std::string> where = split_solve_name(name);  // ("/configs/<id>", solve) or ("", name)
+  file_->verify_stored(where.first + "/solves/" + where.second);  // and its sizes re-read: every dataset is whole
+  write_complete_flag(*file_, where.second);                      // below the file's root: /configs/<id> in an ensemble
   file_->flush(true);
   ++complete_;
 }

@@ -4,7 +4,8 @@
 //     the run starts afresh, resumes an interrupted run (same physics inputs), or finds output.file already complete
 //     for this input; a refusal is an InputError naming the key.
 //   - CheckpointStore (collective): carries the complete solves of an interrupted run over to a fresh partial file
-//     (a solve damaged by the crash is left out, to be solved again), then holds the file open for the output schema
+//     (a solve damaged by the crash is left out, to be solved again; in an ensemble file also the /gauge group of
+//     each configuration with a complete solve), then holds the file open for the output schema
 //     (schema.hpp). mark_complete() flags a solve complete and flushes: a run that is killed loses at most the solve
 //     in progress. commit() closes the file and renames it to output.file. Destroying an uncommitted store removes
 //     the partial file unless it holds a complete solve (then it is kept for a resumed run); a failed run before its
@@ -16,6 +17,7 @@
 // COLLECTIVE over the communicator given to the constructor.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,17 +27,22 @@
 
 namespace emprism::run {
 
-// A solve found complete in an existing output or partial file.
+// A solve found complete in an existing output or partial file. In an ensemble file (/configs/<id>/...) its name
+// is "<id>/<solve name>" (ensemble_solve_name()).
 struct CompleteSolve {
   std::string name;
   bool converged = false;
 };
 
+// "<id>/<name>": the name of solve `name` of configuration `id` in the checkpoint store of an ensemble.
+std::string ensemble_solve_name(const std::string& id, const std::string& name);
+
 // What an output file (complete or partial) says about the run that wrote it.
 struct RunState {
   std::string physics_inputs;         // root attribute ("" if absent)
   double plaquette = 0;               // /gauge plaquette (NaN if absent)
-  std::vector<CompleteSolve> solves;  // groups of /solves flagged complete, in name order
+  std::vector<CompleteSolve> solves;  // groups of /solves (and /configs/<id>/solves) flagged complete, in name order
+  std::map<std::string, double> config_plaquettes;  // ensemble: /configs/<id>/gauge plaquette, per id that has one
 };
 
 // Reads path (serial HDF5, read-only; local). Throws RuntimeFailure naming the file and the reason when it cannot be
@@ -101,8 +108,12 @@ class CheckpointStore {
   // Solves carried over from the partial file of an interrupted run, in name order; and one of them by name.
   const std::vector<CompleteSolve>& resumed() const { return resumed_; }
   std::optional<CompleteSolve> resumed(const std::string& name) const;
+  // Ensemble: the plaquette of configuration `id` in the partial file when its /configs/<id>/gauge was carried over
+  // (it has a complete solve), else nothing.
+  std::optional<double> resumed_plaquette(const std::string& id) const;
   // Flags /solves/<name> complete (written last, after its data and correlators) and flushes: from now on a crash
   // does not lose the solve.
+  // An ensemble's "<id>/<name>" is flagged below the file's root, which the caller has set to /configs/<id>.
   void mark_complete(const std::string& name);
   // After a failure every rank shares (NonFiniteError): closes the file on every rank, so the complete solves stay
   // readable for a resumed run. Never throws. Collective.
@@ -126,6 +137,7 @@ class CheckpointStore {
   bool committed_ = false;
   bool root_ = false;
   std::vector<CompleteSolve> resumed_;
+  std::map<std::string, double> resumed_plaquettes_;
   int complete_ = 0;  // complete solves in the partial file (carried over or marked): it is kept if not committed
   std::optional<io::h5::File> file_;
 };

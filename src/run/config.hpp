@@ -21,7 +21,7 @@
 namespace emprism {
 
 enum class Precision { Single, Double, Mixed };  // mixed: double outer residual, single CG
-enum class GaugeSource { Unit, Random, File, Heatbath };
+enum class GaugeSource { Unit, Random, File, Heatbath, Ensemble };
 enum class SolveKind { Point, Random, PlaneWave, Propagator };
 using io::GaugeFormat;             // gauge.format, generate.format
 using OutputIo = io::h5::FieldIo;  // output.io
@@ -42,6 +42,12 @@ struct CommConfig {
   std::string transport_key;
 };
 
+// One configuration of an ensemble (gauge.source = "ensemble"): its id (the group /configs/<id>) and its file.
+struct EnsembleMember {
+  std::string id;
+  std::string file;
+};
+
 struct GaugeConfig {
   GaugeSource source{};
   double width{};
@@ -51,6 +57,13 @@ struct GaugeConfig {
   double beta{};
   int sweeps{};
   int or_per_sweep{};
+  // Ensemble (src/run/ensemble.hpp): files (a glob, or an explicit list) or pattern with first/last/step, as given;
+  // members is the expanded, checked list in order.
+  std::vector<std::string> files;
+  bool files_glob{};  // files was one string (a glob)
+  std::string pattern;
+  std::optional<int> first, last, step;
+  std::vector<EnsembleMember> members;
 };
 
 // [generate]: an ensemble of heatbath configurations written as <prefix>_<sweep>.<ildg|nersc>.

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
@@ -178,7 +179,8 @@ int run_validated(const Validated& v, const CommandLine& cl, Communicator& comm,
     spdlog::info("resume: {}", previous.solves.empty()
                                    ? "no complete solve to carry over; starting from the beginning"
                                    : fmt::format("{} of {} solve(s) complete in {}", previous.solves.size(),
-                                                 cfg.solves.size(), partial_path(cfg.output.file)));
+                                                 cfg.solves.size() * std::max<std::size_t>(1, cfg.gauge.members.size()),
+                                                 partial_path(cfg.output.file)));
   }
   if (cl.dry_run) {
     log_dry_run(cfg, grid);

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -134,9 +135,9 @@ struct GaugeSummary {
   GaugeOrigin origin;
 };
 
-// Root attributes, /input and /gauge (links of the field solved on when output.write_gauge), flushed.
-void write_header(CheckpointStore& store, const Config& cfg, Communicator& comm, const ProcessGrid& grid,
-                  const HostGauge& gauge, const GaugeSummary& summary, const std::string& physics) {
+// Root attributes and /input.
+void write_run_header(CheckpointStore& store, const Config& cfg, Communicator& comm, const ProcessGrid& grid,
+                      const std::string& physics) {
   RootInfo root;
   root.program_version = EMPRISM_VERSION;
   root.git_hash = EMPRISM_GIT_HASH;
@@ -151,6 +152,10 @@ void write_header(CheckpointStore& store, const Config& cfg, Communicator& comm,
   root.input_hash = text_hash(physics);
   write_root(store.file(), root);
   write_input(store.file(), cfg.input_text);
+}
+
+// /gauge below the file's root (links of the field solved on when output.write_gauge), flushed.
+void write_gauge_group(CheckpointStore& store, const Config& cfg, const HostGauge& gauge, const GaugeSummary& summary) {
   GaugeInfo gi;
   gi.source = choice_name(cfg.gauge.source);
   gi.plaquette = summary.plaquette;
@@ -210,13 +215,17 @@ HostGauge gauge_field(const Config& cfg, const Geometry& geom, const ProcessGrid
   return gauge;
 }
 
-// Every task not already complete in the store, each marked complete when written; true when all converged.
-bool run_tasks(const Config& cfg, TaskContext& ctx, CheckpointStore& store) {
+// The name of a task in the checkpoint store: its own, or "<id>/<name>" for configuration `id` of an ensemble.
+std::string store_name(const std::string& id, const std::string& name) {
+  return id.empty() ? name : ensemble_solve_name(id, name);
+}
+
+// Every task not already complete in the store (for configuration `id` of an ensemble, "" otherwise), each marked
+// complete when written; `done` counts the solves this run completed (the test hooks). True when all converged.
+bool run_tasks(const Config& cfg, TaskContext& ctx, CheckpointStore& store, const std::string& id, int& done) {
   bool all = true;
-  int done = 0;
-  run_test_hooks(done, ctx.comm, store.temp_path());
   for (const auto& task : make_tasks(cfg)) {
-    if (const auto previous = store.resumed(task->name())) {
+    if (const auto previous = store.resumed(store_name(id, task->name()))) {
       spdlog::info("solve '{}': complete in the partial file of the interrupted run ({}), not solved again",
                    task->name(), previous->converged ? "converged" : "not converged");
       all = all && previous->converged;
@@ -228,7 +237,7 @@ bool run_tasks(const Config& cfg, TaskContext& ctx, CheckpointStore& store) {
       throw NonFiniteError("solve '" + task->name() + "': " + e.what());
     }
     auto t = std::chrono::steady_clock::now();
-    store.mark_complete(task->name());  // flushed: a crash from here on does not lose this solve
+    store.mark_complete(store_name(id, task->name()));  // flushed: a crash from here on does not lose this solve
     add_time(ctx, &PhaseTimes::io, t);
     run_test_hooks(++done, ctx.comm, store.temp_path());
   }
@@ -264,9 +273,146 @@ void log_summary(double total, const PhaseTimes& t, const RankTimes& mine, const
   spdlog::info("wrote {}", file);
 }
 
+// The metrics (halo rows of the last operator), the commit and the timing summary; the exit code.
+int finish_run(const Config& cfg, CheckpointStore& store, Communicator& comm, const MetricsRegistry& metrics,
+               const HaloStats& halo, PhaseTimes& times, std::chrono::steady_clock::time_point t_start,
+               bool all_converged) {
+  const auto t = std::chrono::steady_clock::now();
+  const RankTimes mine = rank_times(comm, metrics, halo);
+  store.file().set_root("/");
+  write_metrics(store.file(), metrics.table(), metrics.peak(), mine);
+  write_comm_metrics(store.file(), halo.rows);
+  store.commit();
+  times.io += seconds_since(t);
+  log_summary(seconds_since(t_start), times, mine, halo, metrics, cfg.output.file);
+  return all_converged ? kExitOk : kExitNotConverged;
+}
+
+// The empirical peak bandwidth of rank 0 into the registry (metrics.peak), logged.
+void measure_peak(const Config& cfg, MetricsRegistry& metrics) {
+  if (!cfg.metrics.peak) return;
+  const PeakBandwidth p = measure_peak_bandwidth();
+  metrics.set_peak(p);
+  spdlog::info("empirical peak bandwidth (rank 0): copy {:.1f}, triad {:.1f}, read {:.1f} GB/s; peak {:.1f} GB/s",
+               p.copy_gbs, p.triad_gbs, p.read_gbs, p.peak_gbs);
+}
+
+// ---- ensembles (gauge.source = "ensemble"): every task on every configuration, below /configs/<id>
+
+// Member m as the single-configuration input a run on its file alone would have (gauge.source = "file").
+Config ensemble_member(const Config& cfg, const EnsembleMember& m) {
+  Config one = cfg;
+  one.gauge.source = GaugeSource::File;
+  one.gauge.file = m.file;
+  one.gauge.members.clear();
+  return one;
+}
+
+// What the configurations of an ensemble share.
+struct EnsembleRun {
+  const Config& cfg;
+  Communicator& comm;
+  const ProcessGrid& grid;
+  const Geometry& geom;
+  MetricsRegistry& metrics;
+  Context& ctx;
+  const DiracParams& dirac;
+  CheckpointStore& store;
+  PhaseTimes& times;
+  HaloStats halo;  // of the last configuration's operator
+  int done = 0;    // solves completed by this run (the test hooks)
+  bool all_converged = true;
+};
+
+// True when every solve of member m is complete in the partial file of an interrupted run (converged: all converged).
+bool member_complete(const EnsembleRun& r, const EnsembleMember& m, bool& converged) {
+  for (const SolveConfig& s : r.cfg.solves) {
+    const auto c = r.store.resumed(ensemble_solve_name(m.id, s.name));
+    if (!c) return false;
+    converged = converged && c->converged;
+  }
+  return true;
+}
+
+// /configs/<id>/gauge, or, when a resumed partial file holds it, the check that the configuration is the same.
+void write_or_check_gauge(EnsembleRun& r, const Config& one, const EnsembleMember& m, const HostGauge& gauge,
+                          const GaugeSummary& summary) {
+  const auto kept = r.store.resumed_plaquette(m.id);
+  if (!kept) return write_gauge_group(r.store, one, gauge, summary);
+  if (!(std::fabs(*kept - summary.plaquette) <= 1e-10 * std::fabs(summary.plaquette)))
+    throw AgreedInputError(fmt::format(
+        "output.resume: configuration {} ('{}') has plaquette {:.12f} but {:.12f} in the partial file '{}' (the "
+        "configuration changed); remove it to start again",
+        m.id, m.file, summary.plaquette, *kept, r.store.temp_path()));
+}
+
+// Member `index`: its field read, /configs/<id>/gauge, its operator and its tasks; skipped (not read) when every
+// solve of it is complete in the partial file of an interrupted run.
+void run_member(EnsembleRun& r, std::size_t index) {
+  const EnsembleMember& m = r.cfg.gauge.members[index];
+  const std::string what =
+      fmt::format("configuration {} of {} (id {}, {})", index + 1, r.cfg.gauge.members.size(), m.id, m.file);
+  bool converged = true;
+  if (member_complete(r, m, converged)) {
+    spdlog::info("{}: every solve is complete in the partial file of the interrupted run; not read again", what);
+    r.all_converged = r.all_converged && converged;
+    return;
+  }
+  spdlog::info("{}", what);
+  auto t = std::chrono::steady_clock::now();
+  const Config one = ensemble_member(r.cfg, m);
+  GaugeSummary summary;
+  const HostGauge gauge = make_gauge(one, r.geom, r.grid, r.comm, r.metrics, &summary.origin);
+  summary.plaquette = plaquette(gauge, &r.comm);
+  summary.link_trace = link_trace(gauge, &r.comm);
+  spdlog::info("gauge field: {}, plaquette {:.12f}, link trace {:.12f}", gauge_description(one), summary.plaquette,
+               summary.link_trace);
+  r.times.gauge += seconds_since(t);
+  t = std::chrono::steady_clock::now();
+  r.store.file().set_root("/configs/" + m.id);
+  write_or_check_gauge(r, one, m, gauge, summary);
+  const std::unique_ptr<Solver> solver = make_solver(r.cfg.solver.precision, r.ctx, r.geom, gauge, r.dirac);
+  r.times.setup += seconds_since(t);
+  TaskContext tasks{r.cfg, r.comm, r.grid, r.geom, r.metrics, gauge, r.dirac, *solver, r.store.file(), &r.times};
+  r.all_converged = run_tasks(r.cfg, tasks, r.store, m.id, r.done) && r.all_converged;
+  r.halo = solver->halo(r.comm.rank());
+}
+
+int execute_ensemble(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
+  const auto t_start = std::chrono::steady_clock::now();
+  PhaseTimes times;
+  const Extents& global = cfg.lattice.extents;
+  const Geometry geom(global, grid.local_extents(global), grid.origin(global), grid.partitioned);
+  MetricsRegistry metrics;
+  Context ctx{metrics, comm, grid};
+  measure_peak(cfg, metrics);
+  const DiracParams dirac = dirac_params(cfg);
+  CheckpointOptions options = store_options(cfg, 0);
+  options.check_plaquette = false;  // per configuration, when it is read (write_or_check_gauge)
+  CheckpointStore store(comm, cfg.output.file, options);
+  try {
+    if (!store.resumed().empty())
+      spdlog::info("resume: {} of {} solve(s) ({} configuration(s) x {}) complete in {} are kept",
+                   store.resumed().size(), cfg.gauge.members.size() * cfg.solves.size(), cfg.gauge.members.size(),
+                   cfg.solves.size(), store.temp_path());
+    write_run_header(store, cfg, comm, grid, options.physics_inputs);
+    write_ensemble_list(store.file(), cfg.gauge.members);
+    store.flush();
+    times.setup += seconds_since(t_start);
+    EnsembleRun r{cfg, comm, grid, geom, metrics, ctx, dirac, store, times, {}, 0, true};
+    run_test_hooks(0, comm, store.temp_path());
+    for (std::size_t i = 0; i < cfg.gauge.members.size(); ++i) run_member(r, i);
+    return finish_run(cfg, store, comm, metrics, r.halo, times, t_start, r.all_converged);
+  } catch (const Agreed&) {  // every rank alike: close the file together, its complete solves stay readable
+    store.close_after_agreed_failure();
+    throw;
+  }
+}
+
 }  // namespace
 
 int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
+  if (cfg.gauge.source == GaugeSource::Ensemble) return execute_ensemble(cfg, comm, grid);
   const auto t_start = std::chrono::steady_clock::now();
   auto t = t_start;
   PhaseTimes times;
@@ -279,12 +425,7 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
   const Geometry geom(global, grid.local_extents(global), grid.origin(global), grid.partitioned);
   MetricsRegistry metrics;
   Context ctx{metrics, comm, grid};
-  if (cfg.metrics.peak) {
-    const PeakBandwidth p = measure_peak_bandwidth();
-    metrics.set_peak(p);
-    spdlog::info("empirical peak bandwidth (rank 0): copy {:.1f}, triad {:.1f}, read {:.1f} GB/s; peak {:.1f} GB/s",
-                 p.copy_gbs, p.triad_gbs, p.read_gbs, p.peak_gbs);
-  }
+  measure_peak(cfg, metrics);
   phase(times.setup);
   SetupClock setup(metrics);
   GaugeSummary summary;
@@ -298,7 +439,8 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
     if (!store.resumed().empty())
       spdlog::info("resume: {} of {} solve(s) complete in {} are kept", store.resumed().size(), cfg.solves.size(),
                    store.temp_path());
-    write_header(store, cfg, comm, grid, gauge, summary, options.physics_inputs);
+    write_run_header(store, cfg, comm, grid, options.physics_inputs);
+    write_gauge_group(store, cfg, gauge, summary);
     setup.step("header");
 
     const std::unique_ptr<Solver> solver = make_solver(cfg.solver.precision, ctx, geom, gauge, dirac);
@@ -306,17 +448,10 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
     setup.log();
     phase(times.setup);
     TaskContext tasks{cfg, comm, grid, geom, metrics, gauge, dirac, *solver, store.file(), &times};
-    const bool all_converged = run_tasks(cfg, tasks, store);
-
-    t = std::chrono::steady_clock::now();
-    const HaloStats halo = solver->halo(comm.rank());
-    const RankTimes mine = rank_times(comm, metrics, halo);
-    write_metrics(store.file(), metrics.table(), metrics.peak(), mine);
-    write_comm_metrics(store.file(), halo.rows);
-    store.commit();
-    phase(times.io);
-    log_summary(seconds_since(t_start), times, mine, halo, metrics, cfg.output.file);
-    return all_converged ? kExitOk : kExitNotConverged;
+    int done = 0;
+    run_test_hooks(done, comm, store.temp_path());
+    const bool all_converged = run_tasks(cfg, tasks, store, "", done);
+    return finish_run(cfg, store, comm, metrics, solver->halo(comm.rank()), times, t_start, all_converged);
   } catch (const Agreed&) {  // every rank alike: close the file together, its complete solves stay readable
     store.close_after_agreed_failure();
     throw;

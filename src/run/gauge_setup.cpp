@@ -56,6 +56,8 @@ std::string gauge_description(const Config& cfg) {
     case GaugeSource::Heatbath:
       return fmt::format("heatbath (beta {}, {} sweeps, {} overrelaxation per sweep, seed {})", g.beta, g.sweeps,
                          g.or_per_sweep, g.seed);
+    case GaugeSource::Ensemble:
+      return fmt::format("ensemble of {} configuration(s)", g.members.size());
     case GaugeSource::Unit:
       break;
   }
@@ -90,6 +92,8 @@ HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid&
       run_sweeps(u, cfg, g.sweeps, 0, grid, comm);
       return u;
     }
+    case GaugeSource::Ensemble:  // the run reads each member as gauge.source = "file" (ensemble_member())
+      throw RuntimeFailure("make_gauge: an ensemble has one field per configuration; call it with ensemble_member()");
     case GaugeSource::Unit:
       break;
   }

@@ -57,6 +57,7 @@ void read_table(const io::InputTable& root, const TableInfo& info, Config& cfg) 
   Target target{cfg, nullptr};
   if (info.begin) info.begin(table, target);
   read_keys(table, params, target);
+  if (info.end) info.end(table, target);
 }
 
 // A key of another solve type says which type it belongs to.

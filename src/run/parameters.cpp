@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "src/run/ensemble.hpp"
 #include "src/run/parameters_detail.hpp"
 
 namespace emprism::run {
@@ -23,7 +24,8 @@ const ChoiceList<GaugeSource>& gauge_sources() {
   static const ChoiceList<GaugeSource> c{{{"unit", GaugeSource::Unit},
                                           {"random", GaugeSource::Random},
                                           {"file", GaugeSource::File},
-                                          {"heatbath", GaugeSource::Heatbath}}};
+                                          {"heatbath", GaugeSource::Heatbath},
+                                          {"ensemble", GaugeSource::Ensemble}}};
   return c;
 }
 
@@ -175,6 +177,7 @@ const std::vector<TableInfo>& tables() {
       if (table.get("transport") && table.get("gpu_aware"))
         io::fail(table.key_path("gpu_aware"), "give comm.transport or the older comm.gpu_aware, not both");
     };
+    info("gauge").end = [](const io::InputTable& table, Target& t) { resolve_ensemble(t.cfg.gauge, table); };
     info("generate").begin = [](const io::InputTable&, Target& t) {
       t.cfg.generate.enabled = true;
       if (t.cfg.gauge.source != GaugeSource::Heatbath)

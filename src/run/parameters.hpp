@@ -64,6 +64,7 @@ struct TableInfo {
   bool optional_block = false;  // [generate]: only read when present, which switches it on
   bool example_active = true;   // false: the whole table is shown commented out in the reference
   void (*begin)(const io::InputTable&, Target&) = nullptr;  // after the unknown-key check, before the keys
+  void (*end)(const io::InputTable&, Target&) = nullptr;    // after the keys (checks that involve several)
 };
 
 // A solve type, for the reference: its name in the example, and what it does.

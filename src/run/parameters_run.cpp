@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "src/run/ensemble.hpp"
 #include "src/run/parameters_detail.hpp"
 
 namespace emprism::run::detail {
@@ -111,7 +112,8 @@ void declare_gauge_source(std::vector<Param>& out) {
   p.doc =
       "Where the gauge field comes from: \"unit\" (all links = identity), \"random\" (see width, seed), \"file\" "
       "(a configuration file: file, format) or \"heatbath\" (quenched Wilson action thermalised from a cold "
-      "start: beta, sweeps, or_per_sweep, seed).";
+      "start: beta, sweeps, or_per_sweep, seed) or \"ensemble\" (every [[solve]] on every configuration of an "
+      "ensemble: files, or pattern with first, last, step; the output holds /configs/<id> per configuration).";
   p.example = "\"random\"", p.physics = always;
   p.read = [](const io::InputValue& v, Target& t) { t.cfg.gauge.source = gauge_sources().read(v); };
   p.show = [](const View& v) { return str(gauge_sources().name(v.cfg.gauge.source)); };
@@ -133,6 +135,8 @@ void declare_gauge_source(std::vector<Param>& out) {
 
 bool heatbath(const View& v) { return v.cfg.gauge.source == GaugeSource::Heatbath; }
 bool from_file(const View& v) { return v.cfg.gauge.source == GaugeSource::File; }
+bool ensemble(const View& v) { return v.cfg.gauge.source == GaugeSource::Ensemble; }
+bool from_files(const View& v) { return from_file(v) || ensemble(v); }
 
 void declare_gauge_heatbath(std::vector<Param>& out) {
   const std::string only = "only for gauge.source = \"heatbath\"";
@@ -193,10 +197,70 @@ void declare_gauge_file(std::vector<Param>& out) {
 
   p = Param{};
   p.table = "gauge", p.key = "format", p.type = "string", p.def = "\"auto\"", p.rule = gauge_formats().listed();
-  p.doc = "File: its format; \"auto\" detects it from the file's header.";
-  p.example = "\"auto\"", p.example_active = false, p.applies = from_file, p.only = only, p.physics = from_file;
+  p.doc = "File and ensemble: the format of the files; \"auto\" detects it from each file's header.";
+  p.example = "\"auto\"", p.example_active = false, p.applies = from_files, p.physics = from_files;
+  p.only = "only for gauge.source = \"file\" or \"ensemble\"";
   p.read = [](const io::InputValue& v, Target& t) { t.cfg.gauge.format = gauge_formats().read(v); };
   p.show = [](const View& v) { return str(gauge_formats().name(v.cfg.gauge.format)); };
+  out.push_back(p);
+}
+
+void declare_gauge_ensemble(std::vector<Param>& out) {
+  const std::string only = "only for gauge.source = \"ensemble\"";
+  Param p;
+  p.table = "gauge", p.key = "files", p.type = "string or array of strings", p.rule = "readable files, unique ids";
+  p.def_doc = "none (give files or pattern)";
+  p.doc =
+      "Ensemble: a glob (\"cfg/conf.*.lime\", sorted naturally: conf.9 before conf.10) or a list of files (in "
+      "its order). Each configuration's id, its group /configs/<id>, is the number in its file name when every "
+      "name holds exactly one, else the name without its extension.";
+  p.example = "\"cfg_*.ildg\"", p.example_active = false, p.applies = ensemble, p.only = only;
+  p.physics = ensemble;  // the expanded list, whichever form gave it
+  p.read = [](const io::InputValue& v, Target& t) {
+    GaugeConfig& g = t.cfg.gauge;
+    g.files_glob = v.is_string();
+    g.files.clear();
+    if (g.files_glob) {
+      g.files.push_back(read_nonempty(v));
+      return;
+    }
+    if (!v.is_array()) v.fail("expected a string (a glob) or an array of strings, got " + v.type_name());
+    for (const io::InputValue& f : v.array_of("strings")) g.files.push_back(read_nonempty(f));
+  };
+  p.show = [](const View& v) { return ensemble_text(v.cfg.gauge.members); };
+  out.push_back(p);
+
+  p = Param{};
+  p.table = "gauge", p.key = "pattern", p.type = "string", p.rule = "one %d or %0<width>d";
+  p.def_doc = "none (give files or pattern)";
+  p.doc =
+      "Ensemble: the file name of configuration n, with n as %d or zero-padded as %06d ([generate] writes "
+      "<prefix>_%06d.<format>); with first, last, step as openQCD's [Configurations]. The id is n.";
+  p.example = "\"cfg_%06d.ildg\"", p.example_active = false, p.applies = ensemble, p.only = only;
+  p.read = [](const io::InputValue& v, Target& t) { t.cfg.gauge.pattern = read_nonempty(v); };
+  out.push_back(p);
+
+  p = Param{};
+  p.table = "gauge", p.key = "first", p.type = "integer", p.rule = ">= 0, <= last";
+  p.def_doc = "required with pattern";
+  p.doc = "Ensemble with pattern: the first configuration number (a Slurm array task sets first and last by --set).";
+  p.example = "210", p.example_active = false, p.applies = ensemble, p.only = only;
+  p.read = [](const io::InputValue& v, Target& t) { t.cfg.gauge.first = v.int_in(0, kIntMax); };
+  out.push_back(p);
+
+  p = Param{};
+  p.table = "gauge", p.key = "last", p.type = "integer", p.rule = ">= first";
+  p.def_doc = "required with pattern";
+  p.doc = "Ensemble with pattern: the last configuration number (included when first + k * step).";
+  p.example = "240", p.example_active = false, p.applies = ensemble, p.only = only;
+  p.read = [](const io::InputValue& v, Target& t) { t.cfg.gauge.last = v.int_in(0, kIntMax); };
+  out.push_back(p);
+
+  p = Param{};
+  p.table = "gauge", p.key = "step", p.type = "integer", p.rule = "> 0", p.def_doc = "1";
+  p.doc = "Ensemble with pattern: the step between configuration numbers.";
+  p.example = "10", p.example_active = false, p.applies = ensemble, p.only = only;
+  p.read = [](const io::InputValue& v, Target& t) { t.cfg.gauge.step = v.int_in(1, kIntMax); };
   out.push_back(p);
 }
 
@@ -400,6 +464,7 @@ void declare_run_keys(std::vector<Param>& out) {
   declare_gauge_source(out);
   declare_gauge_heatbath(out);
   declare_gauge_file(out);
+  declare_gauge_ensemble(out);
   declare_generate(out);
   declare_dirac(out);
   declare_solver(out);

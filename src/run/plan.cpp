@@ -68,6 +68,12 @@ std::string solve_plan(const Config& cfg, const ProcessGrid& grid, const Assumed
   if (cfg.generate.enabled)
     out += fmt::format("dry run: [generate]: {} configuration(s), {} sweeps apart, written as {}_<sweep>.{}\n",
                        cfg.generate.count, cfg.generate.every, cfg.generate.prefix, choice_name(cfg.generate.format));
+  const auto& members = cfg.gauge.members;
+  if (cfg.gauge.source == GaugeSource::Ensemble && !members.empty())  // complete: "<id>/<name>" (checkpoint.hpp)
+    out += fmt::format(
+        "dry run: every solve below runs on each of the {} configurations (ids {} .. {}, in this order); {} of "
+        "these {} solves are complete in the partial file and not solved again\n",
+        members.size(), members.front().id, members.back().id, complete.size(), members.size() * cfg.solves.size());
   out += fmt::format("dry run: {} solve(s), in this order:\n", cfg.solves.size());
   for (std::size_t i = 0; i < cfg.solves.size(); ++i) {
     const SolveConfig& s = cfg.solves[i];

@@ -186,6 +186,19 @@ void write_root(File& file, const RootInfo& info) {
   });
 }
 
+void write_ensemble_list(File& file, const std::vector<EnsembleMember>& members) {
+  std::vector<std::string> ids, files;
+  for (const EnsembleMember& m : members) {
+    ids.push_back(m.id);
+    files.push_back(m.file);
+  }
+  file.step([&] {
+    Object r = file.root();
+    r.attr_strings("config_ids", ids);
+    r.attr_strings("config_files", files);
+  });
+}
+
 void write_input(File& file, const std::string& toml_text) {
   file.step([&] { file.root().write_string("input", toml_text); });
 }

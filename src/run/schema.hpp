@@ -19,6 +19,7 @@
 #include "io/h5/field_writer.hpp"
 #include "io/h5/file.hpp"
 #include "kernels/metrics.hpp"
+#include "src/run/config.hpp"
 
 namespace emprism::run {
 
@@ -134,6 +135,8 @@ struct CommRow {
 };
 
 void write_root(io::h5::File& file, const RootInfo& info);
+// Ensemble: root attributes config_ids and config_files (one-dimensional string arrays, in the input's order).
+void write_ensemble_list(io::h5::File& file, const std::vector<EnsembleMember>& members);
 // Dataset /input, a scalar variable-length string (rank 0's).
 void write_input(io::h5::File& file, const std::string& toml_text);
 // Group /gauge with its attributes; dataset /gauge/links when local_links is not null (it must then be non-null on

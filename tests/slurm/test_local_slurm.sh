@@ -25,6 +25,8 @@
 #        jobs/setonix/scaling.sbatch the same way, 1 node = 8 ranks, small sizes (8x8x8x16 strong, 4x4x4x4 weak)
 #        jobs/setonix/spectroscopy.sbatch the same way with 2 ranks, on two 4^3x8 ILDG configurations the program
 #                                  writes first (heatbath, [generate]) and the shipped template shrunk to 4^3x8
+#        jobs/local/ensemble.sh     the same two configurations by one ensemble input (gauge.pattern), an array of
+#                                  two tasks, and the merge job: ensemble.h5 must hold both, in order, converged
 #      waits for them (EMPRISM_SLURM_TEST_TIMEOUT seconds in all, default 360), and requires JobState=COMPLETED
 #      with ExitCode=0:0 from `scontrol show job` (and the jobcomp record), and with h5py: every solve converged with
 #      true_residual <= tol, the root attribute ranks and process_grid as run, every scaling point present, the
@@ -340,6 +342,36 @@ job[setonix_scaling]=$(submit setonix_scaling "${setonix_opts[@]}" "$repo/jobs/s
 job[setonix_spectroscopy]=$(submit setonix_spectroscopy "${setonix_opts[@]}" "$repo/jobs/setonix/spectroscopy.sbatch" \
   -- EMPRISM_SETONIX_DRYRUN=1 EMPRISM_GCDS_PER_NODE=2 EMPRISM_SPECTROSCOPY_INPUT="$work/spectroscopy_4x8.toml.in" \
   EMPRISM_CONFIGS="$work/ensemble/cfg_*.ildg") || fail "sbatch jobs/setonix/spectroscopy.sbatch"
+# The ensemble job array (jobs/local/ensemble.sh): the same two configurations measured by one ensemble input with
+# gauge.pattern, one array task each, then the merge job (afterok on the array: it runs only if both tasks exit 0).
+cat > "$work/ensemble_measure.toml" << EOF
+[lattice]
+extents = [4, 4, 4, 8]
+[gauge]
+source = "ensemble"
+pattern = "$work/ensemble/cfg_%06d.ildg"
+first = 15
+last = 20
+[dirac]
+kappa = 0.12
+[solver]
+tol = 1e-6
+[metrics]
+peak = false
+[output]
+file = "unused.h5"
+[[solve]]
+name = "pion"
+type = "propagator"
+site = [0, 0, 0, 0]
+channels = ["pion"]
+EOF
+mkdir -p "$work/ensemble_array"
+submitted=$(cd "$work/ensemble_array" && env "${common_env[@]}" EMPRISM_OUT_DIR="$work/ensemble_array/out" \
+  "$repo/jobs/local/ensemble.sh" "$work/ensemble_measure.toml" 15 20 5 1 -- --time=10) ||
+  fail "jobs/local/ensemble.sh: $submitted"
+job[ensemble_merge]=$(sed -n 's/.*; merge: job \([0-9]*\)$/\1/p' <<< "$submitted")
+[[ -n ${job[ensemble_merge]} ]] || fail "jobs/local/ensemble.sh printed no merge job: $submitted"
 ((failures == 0)) || exit 1
 log "submitted: $(for k in "${!job[@]}"; do printf '%s=%s ' "$k" "${job[$k]}"; done)"
 
@@ -454,6 +486,21 @@ PY
   ) || msg="h5py check failed: $msg"
   [[ -z $msg ]] || fail "$f: $msg"
 done
+
+d=$work/ensemble_array/out
+msg=$("$py" - "$d/ensemble.h5" << 'PY' 2>&1
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    ids = [i.decode() if isinstance(i, bytes) else i for i in f.attrs["config_ids"]]
+    errs = [] if ids == ["15", "20"] else [f"config_ids {ids}"]
+    for i in ids:
+        c = f[f"configs/{i}/correlators/pion/pion"][...]
+        if c.shape != (8,) or not np.all(c.real > 0) or not bool(f[f"configs/{i}/solves/pion"].attrs["converged"]):
+            errs.append(f"configuration {i}: pion correlator {c}")
+    print("; ".join(errs))
+PY
+) || msg="h5py check failed: $msg"
+[[ -z $msg ]] || fail "$d/ensemble.h5: $msg"
 
 if ((failures > 0)); then
   log "$failures failure(s); job outputs in $work"
