@@ -59,8 +59,7 @@ SU3<double> haar_su3_from_gaussians(const double gauss[18]) { return haar_from_g
 double unitarity_deviation(const SU3<double>& u) {
   for (int i = 0; i < 3; ++i)  // std::fmax below drops NaN: a link with a NaN or Inf is no SU(3) matrix at all
     for (int j = 0; j < 3; ++j)
-      if (!std::isfinite(u.e[i][j].re) || !std::isfinite(u.e[i][j].im))
-        return std::numeric_limits<double>::infinity();
+      if (!std::isfinite(u.e[i][j].re) || !std::isfinite(u.e[i][j].im)) return std::numeric_limits<double>::infinity();
   const SU3<double> p = u * dagger(u);
   double dev = 0;
   for (int i = 0; i < 3; ++i)
@@ -73,6 +72,8 @@ double unitarity_deviation(const SU3<double>& u) {
                 u.e[0][2] * (u.e[1][0] * u.e[2][1] - u.e[1][1] * u.e[2][0]);
   return std::fmax(dev, std::sqrt(norm2(det - C{1.0, 0.0})));
 }
+
+double su3_tolerance(int precision_bits) { return precision_bits == 32 ? 1e-5 : 1e-10; }
 
 HostGauge make_random_gauge(const Geometry& g, std::uint64_t seed, double width) {
   HostGauge u(g);
