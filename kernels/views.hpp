@@ -128,7 +128,13 @@ struct GaugeView {
   EMPRISM_HD BlockedArray<Element> sub(int parity, int mu) const {
     return BlockedArray<Element>{data + static_cast<std::int64_t>(parity * 4 + mu) * kBlocks * vh, vh};
   }
-  EMPRISM_HD SU3<R> load(int parity, int cb, int mu) const { return unpack_link(sub(parity, mu).load(cb)); }
+  EMPRISM_HD SU3<R> load(int parity, int cb, int mu) const {
+    if constexpr (Rc == 18) {
+      return sub(parity, mu).load(cb);
+    } else {
+      return unpack_link(sub(parity, mu).load(cb));
+    }
+  }
   EMPRISM_HD void store(int parity, int cb, int mu, const SU3<R>& u) const {
     sub(parity, mu).store(cb, pack_link<Rc>(u));
   }

@@ -49,7 +49,6 @@ enum class HopPart { Interior, Exterior };
 
 template <int Mu, bool Dag, HopPart Part, int Rc, typename R>
 EMPRISM_HD inline void hop_direction(const HoppingArg<R>& a, const int x[4], int cb, Spinor<R>& acc) {
-  const GaugeView<R, Rc> gauge = a.gauge.template view<Rc>();
   constexpr int kFwd = Dag ? +1 : -1;  // (1 - gamma) forward for H, (1 + gamma) for H^dag
   const bool fwd_off = a.lat.partitioned[Mu] && x[Mu] == a.lat.l[Mu] - 1;
   const bool bwd_off = a.lat.partitioned[Mu] && x[Mu] == 0;
@@ -57,19 +56,21 @@ EMPRISM_HD inline void hop_direction(const HoppingArg<R>& a, const int x[4], int
     bool crosses = false;
     if (!fwd_off) {
       const int y = a.lat.neighbour(x, Mu, +1, crosses);
-      HalfSpinor<R> h = gauge.load(a.out_parity, cb, Mu) * project<Mu, kFwd>(a.in.load(y));
+      HalfSpinor<R> h = a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * project<Mu, kFwd>(a.in.load(y));
       if (crosses) h = a.phase[Mu] * h;
       accumulate_reconstructed<Mu, kFwd>(acc, h);
     }
     if (!bwd_off) {
       const int y = a.lat.neighbour(x, Mu, -1, crosses);
-      HalfSpinor<R> h = adj_mul(gauge.load(1 - a.out_parity, y, Mu), project<Mu, -kFwd>(a.in.load(y)));
+      HalfSpinor<R> h =
+          adj_mul(a.gauge.template view<Rc>().load(1 - a.out_parity, y, Mu), project<Mu, -kFwd>(a.in.load(y)));
       if (crosses) h = conj(a.phase[Mu]) * h;
       accumulate_reconstructed<Mu, -kFwd>(acc, h);
     }
   } else {
     if (fwd_off) {
-      HalfSpinor<R> h = gauge.load(a.out_parity, cb, Mu) * a.halo_fwd[Mu][a.lat.face_index(x, Mu)];
+      HalfSpinor<R> h =
+          a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * a.halo_fwd[Mu][a.lat.face_index(x, Mu)];
       if (a.lat.origin[Mu] + x[Mu] == a.lat.g[Mu] - 1) h = a.phase[Mu] * h;
       accumulate_reconstructed<Mu, kFwd>(acc, h);
     }
