@@ -30,23 +30,18 @@ struct ExtGaugeView {
   }
 };
 
-// The links of the operator, U_mu(x) rounded to R, thread i = parity * vh + cb.
-template <typename R>
+// The links of the operator, U_mu(x) packed in double to the format Rc and rounded to R (kernels/link_format.hpp),
+// thread i = parity * vh + cb.
+template <typename R, int Rc = 18>
 struct GaugeFromExtended {
   LatticeArg lat;
   ExtGaugeView in;
-  GaugeView<R> out;
+  GaugeView<R, Rc> out;
   EMPRISM_HD void operator()(int i) const {
     const int p = i >= lat.vh ? 1 : 0, cb = i - p * lat.vh;
     int x[4];
     lat.coords(cb, p, x);
-    for (int mu = 0; mu < 4; ++mu) {
-      const SU3<double>& u = in.at(x, mu);
-      SU3<R> r;
-      for (int a = 0; a < 3; ++a)
-        for (int b = 0; b < 3; ++b) r.e[a][b] = {R(u.e[a][b].re), R(u.e[a][b].im)};
-      out.store(p, cb, mu, r);
-    }
+    for (int mu = 0; mu < 4; ++mu) out.store_packed(p, cb, mu, round_link<R>(pack_link<Rc>(in.at(x, mu))));
   }
 };
 
@@ -170,13 +165,13 @@ struct CloverBuild {
 };
 
 // The operator's fields of another precision rounded to R (mixed precision: the inner operator from the outer's,
-// the same bits as building it from the double links): thread i = parity * vh + cb, the links of the site, A and
-// A^-1 of site cb of parity p.
-template <typename R, typename Ro>
+// the same bits as building it from the double links; the links stay in their format Rc, their reals rounded):
+// thread i = parity * vh + cb, the links of the site, A and A^-1 of site cb of parity p.
+template <typename R, typename Ro, int Rc = 18>
 struct ConvertOperatorFields {
   int vh;
-  GaugeView<Ro> gin;
-  GaugeView<R> gout;
+  GaugeView<Ro, Rc> gin;
+  GaugeView<R, Rc> gout;
   CloverView<Ro> ain[2], ain_inv[2];
   CloverView<R> aout[2], aout_inv[2];
   EMPRISM_HD static CloverSite<R> rounded(const CloverSite<Ro>& c) {
@@ -189,13 +184,7 @@ struct ConvertOperatorFields {
   }
   EMPRISM_HD void operator()(int i) const {
     const int p = i >= vh ? 1 : 0, cb = i - p * vh;
-    for (int mu = 0; mu < 4; ++mu) {
-      const SU3<Ro> u = gin.load(p, cb, mu);
-      SU3<R> r;
-      for (int a = 0; a < 3; ++a)
-        for (int b = 0; b < 3; ++b) r.e[a][b] = {R(u.e[a][b].re), R(u.e[a][b].im)};
-      gout.store(p, cb, mu, r);
-    }
+    for (int mu = 0; mu < 4; ++mu) gout.store_packed(p, cb, mu, round_link<R>(gin.load_packed(p, cb, mu)));
     aout[p].store(cb, rounded(ain[p].load(cb)));
     aout_inv[p].store(cb, rounded(ain_inv[p].load(cb)));
   }

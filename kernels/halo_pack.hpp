@@ -3,7 +3,8 @@
 //   face x_mu = 0     -> send_bwd: P_fwd psi(y)               (the backward neighbour's forward hops)
 //   face x_mu = L-1   -> send_fwd: U_mu(y)^dag P_bwd psi(y)   (the forward neighbour's backward hops)
 // with P_fwd = (1 - gamma_mu) for H, (1 + gamma_mu) for H^dag, and P_bwd the other one. Boundary phases are
-// applied by the receiver. Index i runs over both faces: i < face_volume is face 0, the rest face L-1.
+// applied by the receiver. Index i runs over both faces: i < face_volume is face 0, the rest face L-1. Rc: the format
+// of the links (kernels/link_format.hpp).
 // Who may call: the backends through kernels/launch.hpp.
 #pragma once
 
@@ -15,14 +16,14 @@ namespace emprism {
 template <typename R>
 struct HaloPackArg {
   LatticeArg lat;
-  GaugeView<R> gauge;
+  LinksRef<R> gauge;
   SpinorView<R> in;
   int in_parity;
   HalfSpinor<R>* send_bwd;
   HalfSpinor<R>* send_fwd;
 };
 
-template <typename R, bool Dag, int Mu>
+template <typename R, bool Dag, int Mu, int Rc = 18>
 struct HaloPack {
   HaloPackArg<R> a;
   EMPRISM_HD void operator()(int i) const {
@@ -36,7 +37,7 @@ struct HaloPack {
     if (side == 0)
       a.send_bwd[f] = project<Mu, kFwd>(a.in.load(cb));
     else
-      a.send_fwd[f] = adj_mul(a.gauge.load(a.in_parity, cb, Mu), project<Mu, -kFwd>(a.in.load(cb)));
+      a.send_fwd[f] = adj_mul(a.gauge.template view<Rc>().load(a.in_parity, cb, Mu), project<Mu, -kFwd>(a.in.load(cb)));
   }
 };
 

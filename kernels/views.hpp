@@ -3,7 +3,8 @@
 // arrays: an element of type T is kBlocks blocks of 16 (or 8, 4) bytes, and block k of element i lives at
 // data[k * stride + i], so consecutive sites (GPU threads) read consecutive blocks (coalesced 16-byte loads).
 //   spinor of one parity:  element = Spinor (fp32: 6 blocks of 16 B), stride = sites of the parity
-//   gauge, both parities:  element = SU3 link, sub-array [parity][mu], each with stride = sites of a parity
+//   gauge, both parities:  element = one link in its format (SU3, or 12 or 8 reals: kernels/link_format.hpp),
+//                          sub-array [parity][mu], each with stride = sites of a parity
 //   clover of one parity:  element = CloverSite (A or A^-1, 72 reals), stride = sites of the parity
 // The same views read and write host staging copies (fields.hpp), so host code never assumes a layout.
 // Who may call: kernels and host code that owns the memory.
@@ -13,6 +14,7 @@
 #include <type_traits>
 
 #include "kernels/clover_block.hpp"
+#include "kernels/link_format.hpp"
 
 namespace emprism {
 
@@ -114,17 +116,42 @@ struct SpinorView {
   }
 };
 
-template <typename R>
+// The links of both parities in the format Rc (kernels/link_format.hpp): load unpacks to a full SU3<R>, store packs
+// (in R); load_packed and store_packed move the stored element itself.
+template <typename R, int Rc = 18>
 struct GaugeView {
-  using B = BlockOf<SU3<R>>;
-  static constexpr int kBlocks = BlockedArray<SU3<R>>::kBlocks;
+  using Element = LinkElement<R, Rc>;
+  using B = BlockOf<Element>;
+  static constexpr int kBlocks = BlockedArray<Element>::kBlocks;
   B* data = nullptr;
   int vh = 0;
-  EMPRISM_HD BlockedArray<SU3<R>> sub(int parity, int mu) const {
-    return BlockedArray<SU3<R>>{data + static_cast<std::int64_t>(parity * 4 + mu) * kBlocks * vh, vh};
+  EMPRISM_HD BlockedArray<Element> sub(int parity, int mu) const {
+    return BlockedArray<Element>{data + static_cast<std::int64_t>(parity * 4 + mu) * kBlocks * vh, vh};
   }
-  EMPRISM_HD SU3<R> load(int parity, int cb, int mu) const { return sub(parity, mu).load(cb); }
-  EMPRISM_HD void store(int parity, int cb, int mu, const SU3<R>& u) const { sub(parity, mu).store(cb, u); }
+  EMPRISM_HD SU3<R> load(int parity, int cb, int mu) const {
+    if constexpr (Rc == 18) {
+      return sub(parity, mu).load(cb);
+    } else {
+      return unpack_link(sub(parity, mu).load(cb));
+    }
+  }
+  EMPRISM_HD void store(int parity, int cb, int mu, const SU3<R>& u) const {
+    sub(parity, mu).store(cb, pack_link<Rc>(u));
+  }
+  EMPRISM_HD Element load_packed(int parity, int cb, int mu) const { return sub(parity, mu).load(cb); }
+  EMPRISM_HD void store_packed(int parity, int cb, int mu, const Element& e) const { sub(parity, mu).store(cb, e); }
+};
+
+// The links in whichever format, for kernel arguments: the format is a template parameter of the kernel (its drivers
+// in kernels/wilson_clover.hpp, kernels/halo_pack.hpp), which takes its view with links.view<Rc>().
+template <typename R>
+struct LinksRef {
+  void* data = nullptr;
+  int vh = 0;
+  template <int Rc>
+  EMPRISM_HD GaugeView<R, Rc> view() const {
+    return GaugeView<R, Rc>{static_cast<typename GaugeView<R, Rc>::B*>(data), vh};
+  }
 };
 
 template <typename R>

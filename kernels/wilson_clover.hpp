@@ -14,8 +14,9 @@
 //                      halo hops of mu; the site's last boundary direction runs the epilogue of partial + h.
 //                      Launched for mu = 0..3 in order, it adds in the order of DslashExterior (h is stored in R
 //                      exactly), so both give the same bits.
-// Without partitioned directions the interior driver is the whole kernel. Epilogues (C = clover block of the
-// output parity, A or A^-1):
+// Without partitioned directions the interior driver is the whole kernel. The drivers are templated on the links
+// format Rc (18, 12, 8: kernels/link_format.hpp; the view unpacks each link as it is loaded), the epilogues are not.
+// Epilogues (C = clover block of the output parity, A or A^-1):
 //   EpiClover<Dag>   out = C acc                      eo_clover, eo_clover_dag
 //   EpiCloverXpay    v = x + b C acc; out = v; out2 = C v    oe_clover (out2 = A_oo^-1 Mhat p feeds Mhat^dag);
 //                    with site_norm set also site_norm[cb] = |v(cb)|^2 in double (CG's p^dag Mhat^dag Mhat p)
@@ -36,8 +37,8 @@ namespace emprism {
 template <typename R>
 struct HoppingArg {
   LatticeArg lat;
-  GaugeView<R> gauge;
-  SpinorView<R> in;  // the parity opposite to out_parity
+  LinksRef<R> gauge;  // the links in the format the kernel is instantiated for
+  SpinorView<R> in;   // the parity opposite to out_parity
   int out_parity = 0;
   Complex<R> phase[4];  // exp(i theta_mu)
   const HalfSpinor<R>* halo_fwd[4];
@@ -46,7 +47,7 @@ struct HoppingArg {
 
 enum class HopPart { Interior, Exterior };
 
-template <int Mu, bool Dag, HopPart Part, typename R>
+template <int Mu, bool Dag, HopPart Part, int Rc, typename R>
 EMPRISM_HD inline void hop_direction(const HoppingArg<R>& a, const int x[4], int cb, Spinor<R>& acc) {
   constexpr int kFwd = Dag ? +1 : -1;  // (1 - gamma) forward for H, (1 + gamma) for H^dag
   const bool fwd_off = a.lat.partitioned[Mu] && x[Mu] == a.lat.l[Mu] - 1;
@@ -55,19 +56,21 @@ EMPRISM_HD inline void hop_direction(const HoppingArg<R>& a, const int x[4], int
     bool crosses = false;
     if (!fwd_off) {
       const int y = a.lat.neighbour(x, Mu, +1, crosses);
-      HalfSpinor<R> h = a.gauge.load(a.out_parity, cb, Mu) * project<Mu, kFwd>(a.in.load(y));
+      HalfSpinor<R> h = a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * project<Mu, kFwd>(a.in.load(y));
       if (crosses) h = a.phase[Mu] * h;
       accumulate_reconstructed<Mu, kFwd>(acc, h);
     }
     if (!bwd_off) {
       const int y = a.lat.neighbour(x, Mu, -1, crosses);
-      HalfSpinor<R> h = adj_mul(a.gauge.load(1 - a.out_parity, y, Mu), project<Mu, -kFwd>(a.in.load(y)));
+      HalfSpinor<R> h =
+          adj_mul(a.gauge.template view<Rc>().load(1 - a.out_parity, y, Mu), project<Mu, -kFwd>(a.in.load(y)));
       if (crosses) h = conj(a.phase[Mu]) * h;
       accumulate_reconstructed<Mu, -kFwd>(acc, h);
     }
   } else {
     if (fwd_off) {
-      HalfSpinor<R> h = a.gauge.load(a.out_parity, cb, Mu) * a.halo_fwd[Mu][a.lat.face_index(x, Mu)];
+      HalfSpinor<R> h =
+          a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * a.halo_fwd[Mu][a.lat.face_index(x, Mu)];
       if (a.lat.origin[Mu] + x[Mu] == a.lat.g[Mu] - 1) h = a.phase[Mu] * h;
       accumulate_reconstructed<Mu, kFwd>(acc, h);
     }
@@ -79,13 +82,14 @@ EMPRISM_HD inline void hop_direction(const HoppingArg<R>& a, const int x[4], int
   }
 }
 
-// acc += the hops of H (Dag = false) or H^dag (Dag = true) of the given part at site x (checkerboard cb).
-template <bool Dag, HopPart Part, typename R>
+// acc += the hops of H (Dag = false) or H^dag (Dag = true) of the given part at site x (checkerboard cb), links of
+// format Rc.
+template <bool Dag, HopPart Part, int Rc, typename R>
 EMPRISM_HD inline void apply_hopping(const HoppingArg<R>& a, const int x[4], int cb, Spinor<R>& acc) {
-  hop_direction<0, Dag, Part>(a, x, cb, acc);
-  hop_direction<1, Dag, Part>(a, x, cb, acc);
-  hop_direction<2, Dag, Part>(a, x, cb, acc);
-  hop_direction<3, Dag, Part>(a, x, cb, acc);
+  hop_direction<0, Dag, Part, Rc>(a, x, cb, acc);
+  hop_direction<1, Dag, Part, Rc>(a, x, cb, acc);
+  hop_direction<2, Dag, Part, Rc>(a, x, cb, acc);
+  hop_direction<3, Dag, Part, Rc>(a, x, cb, acc);
 }
 
 template <typename R>
@@ -186,7 +190,7 @@ struct EpiCloverPlus {
   }
 };
 
-template <typename Epi>
+template <typename Epi, int Rc = 18>
 struct DslashInterior {
   Epi e;
   EMPRISM_HD void operator()(int cb) const {
@@ -194,7 +198,7 @@ struct DslashInterior {
     int x[4];
     hop.lat.coords(cb, hop.out_parity, x);
     auto acc = zero_spinor<decltype(hop.phase[0].re)>();
-    apply_hopping<Epi::kDag, HopPart::Interior>(hop, x, cb, acc);
+    apply_hopping<Epi::kDag, HopPart::Interior, Rc>(hop, x, cb, acc);
     if (hop.lat.on_boundary(x))
       e.a.out.store(cb, acc);  // partial: DslashExterior finishes this site
     else
@@ -202,7 +206,7 @@ struct DslashInterior {
   }
 };
 
-template <typename Epi>
+template <typename Epi, int Rc = 18>
 struct DslashExterior {
   using R = decltype(std::declval<Epi>().a.hop.phase[0].re);
   Epi e;
@@ -213,12 +217,12 @@ struct DslashExterior {
     int x[4];
     hop.lat.coords(cb, hop.out_parity, x);
     auto acc = zero_spinor<R>();
-    apply_hopping<Epi::kDag, HopPart::Exterior>(hop, x, cb, acc);
+    apply_hopping<Epi::kDag, HopPart::Exterior, Rc>(hop, x, cb, acc);
     e.finish(cb, PartialPlus<R>{acc, e.a.out, cb});  // the interior's partial sum joins after the halo hops
   }
 };
 
-template <typename Epi>
+template <typename Epi, int Rc = 18>
 struct DslashExteriorDir {
   using R = decltype(std::declval<Epi>().a.hop.phase[0].re);
   Epi e;
@@ -234,16 +238,16 @@ struct DslashExteriorDir {
     auto acc = (mask & ((1 << mu) - 1)) == 0 ? zero_spinor<R>() : halo.load(k);
     switch (mu) {
       case 0:
-        hop_direction<0, Epi::kDag, HopPart::Exterior, R>(hop, x, cb, acc);
+        hop_direction<0, Epi::kDag, HopPart::Exterior, Rc, R>(hop, x, cb, acc);
         break;
       case 1:
-        hop_direction<1, Epi::kDag, HopPart::Exterior, R>(hop, x, cb, acc);
+        hop_direction<1, Epi::kDag, HopPart::Exterior, Rc, R>(hop, x, cb, acc);
         break;
       case 2:
-        hop_direction<2, Epi::kDag, HopPart::Exterior, R>(hop, x, cb, acc);
+        hop_direction<2, Epi::kDag, HopPart::Exterior, Rc, R>(hop, x, cb, acc);
         break;
       default:
-        hop_direction<3, Epi::kDag, HopPart::Exterior, R>(hop, x, cb, acc);
+        hop_direction<3, Epi::kDag, HopPart::Exterior, Rc, R>(hop, x, cb, acc);
         break;
     }
     if ((mask >> (mu + 1)) == 0)

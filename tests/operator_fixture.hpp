@@ -44,8 +44,10 @@ inline std::array<double, 4> theta_radians(double tx, double ty, double tz, doub
 template <typename R>
 struct OperatorSetup {
   // force_halo: directions whose hops go through the MPI halo exchange with this (single) rank itself.
+  // reconstruct: 0 = the host clover term uploaded (the reference path, links of 18 reals); 18, 12 or 8 = the fields
+  // built on the device with links of that many reals (dirac.reconstruct).
   OperatorSetup(const Extents& extents, const std::vector<Cd>& links, double kappa, double csw,
-                const std::array<double, 4>& theta, const std::array<bool, 4>& force_halo = {})
+                const std::array<double, 4>& theta, const std::array<bool, 4>& force_halo = {}, int reconstruct = 0)
       : geom(extents, extents, {0, 0, 0, 0}, force_halo), ctx{metrics, comm, self_grid(force_halo)}, gauge(geom) {
     gauge_from_natural(links, gauge);
     clover = make_clover(gauge, kappa, csw);
@@ -53,7 +55,11 @@ struct OperatorSetup {
     p.kappa = kappa;
     p.csw = csw;
     p.theta = theta;
-    op = std::make_unique<WilsonClover<R>>(ctx, geom, gauge, clover, p);
+    p.reconstruct = reconstruct == 0 ? 18 : reconstruct;
+    if (reconstruct == 0)
+      op = std::make_unique<WilsonClover<R>>(ctx, geom, gauge, clover, p);
+    else
+      op = std::make_unique<WilsonClover<R>>(ctx, geom, gauge, p);
   }
   SpinorField<R> field(const std::vector<Cd>& nat) {
     SpinorField<R> f(geom);

@@ -226,6 +226,21 @@ TEST(Config, IntegerAcceptedForFloatKey) {
   EXPECT_DOUBLE_EQ(c.dirac.csw, 2.0);
 }
 
+TEST(Config, ReconstructTakesEighteenTwelveOrEight) {
+  EXPECT_EQ(parse(Input{}.text()).dirac.reconstruct, 18);
+  for (int rc : {12, 8}) {
+    Input in;
+    in.dirac = "kappa = 0.1\nreconstruct = " + std::to_string(rc) + "\n";
+    EXPECT_EQ(parse(in.text()).dirac.reconstruct, rc);
+  }
+  for (const char* bad : {"10", "9", "24", "\"12\""}) {
+    Input in;
+    in.dirac = std::string("kappa = 0.1\nreconstruct = ") + bad + "\n";
+    EXPECT_THROW(parse(in.text()), InputError) << bad;
+    EXPECT_TRUE(starts_with(error_of(in.text()), "dirac.reconstruct: ")) << error_of(in.text());
+  }
+}
+
 TEST(Config, FloatRejectedForIntegerKey) {
   const std::string text = with_extra("[solver]\nmax_iter = 100.0\n").text();
   EXPECT_THROW(parse(text), InputError);
@@ -1059,12 +1074,13 @@ TEST(Config, SolveAttributesFollowTheDeclaration) {
   std::vector<std::string> point, prop;
   for (const InputAttribute& a : solve_attributes(c, c.solves[0])) point.push_back(a.name);
   for (const InputAttribute& a : solve_attributes(c, c.solves[1])) prop.push_back(a.name);
-  EXPECT_EQ(point, (std::vector<std::string>{"kappa", "csw", "tol"}));
-  EXPECT_EQ(prop, (std::vector<std::string>{"kappa", "csw", "tol", "source_site", "smearing", "smearing_steps",
-                                            "smearing_weight", "link_smearing", "link_smearing_steps",
+  EXPECT_EQ(point, (std::vector<std::string>{"kappa", "csw", "reconstruct", "tol"}));
+  EXPECT_EQ(prop, (std::vector<std::string>{"kappa", "csw", "reconstruct", "tol", "source_site", "smearing",
+                                            "smearing_steps", "smearing_weight", "link_smearing", "link_smearing_steps",
                                             "link_smearing_weight"}));
-  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[0])[2].value), 1e-9);
-  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[1])[2].value), 1e-6);  // solver.tol
+  EXPECT_EQ(std::get<int>(solve_attributes(c, c.solves[0])[2].value), 18);  // dirac.reconstruct's default
+  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[0])[3].value), 1e-9);
+  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[1])[3].value), 1e-6);  // solver.tol
 }
 
 }  // namespace

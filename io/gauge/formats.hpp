@@ -148,8 +148,6 @@ struct HeaderValue {
 };
 // The place value of the last digit of a printed decimal number ("0.0382422893" -> 1e-10, "1.5e-3" -> 1e-4).
 double printed_resolution(const std::string& text);
-// Tolerance of the SU(3) check for data of a precision: 1e-5 (32 bit) or 1e-10 (64 bit).
-double su3_tolerance(int precision_bits);
 // Collective. Checks that every link of the local block is in SU(3) (the message names the first bad link,
 // global coordinates and direction), fills the halo (u.fill_halo(grid)), computes the plaquette and link trace
 // into info, and compares them with the header values where given (tolerance max(1e-5 for 32 bit / 1e-8 for

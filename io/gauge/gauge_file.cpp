@@ -497,8 +497,6 @@ double printed_resolution(const std::string& text) {
   return std::pow(10.0, exponent - decimals);
 }
 
-double su3_tolerance(int precision_bits) { return precision_bits == 32 ? 1e-5 : 1e-10; }
-
 double plaquette_of(const HostGauge& u, const ProcessGrid* grid, Communicator& comm) {
   HostGauge copy = u;
   copy.fill_halo(grid);

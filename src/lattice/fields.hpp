@@ -2,7 +2,7 @@
 //   Buffer<T>        n elements of raw device memory (host memory on the CPU backend), zeroed, move-only
 //   ParitySpinor<R>  spinors on the sites of one parity
 //   SpinorField<R>   a full-lattice spinor as its even and odd halves
-//   GaugeField<R>    the links U_mu(x) of both parities
+//   GaugeField<R>    the links U_mu(x) of both parities, 18, 12 or 8 reals per link (kernels/link_format.hpp)
 //   CloverField<R>   A or A^-1, one CloverSite per site of one parity
 // Host code reads and writes whole fields as element vectors in checkerboard order (download/upload): a host
 // staging copy of the raw memory is read or filled through the same view type the kernels use, so only
@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -120,12 +121,23 @@ struct SpinorField {
 template <typename R>
 class GaugeField {
  public:
-  explicit GaugeField(const Geometry& g) : vh_(g.half_volume()), buf_(static_cast<std::size_t>(g.half_volume()) * 8) {}
-  GaugeView<R> view() const { return view_of(const_cast<SU3<R>*>(buf_.data())); }
-  // links in checkerboard order [parity][cb][mu]
+  // reconstruct: the storage format of the links, 18, 12 or 8 reals per link (kernels/link_format.hpp).
+  explicit GaugeField(const Geometry& g, int reconstruct = 18)
+      : vh_(g.half_volume()), rc_(checked(reconstruct)), buf_(static_cast<std::size_t>(g.half_volume()) * 8 * rc_) {}
+  int reconstruct() const { return rc_; }
+  // The view of the format Rc, which must be the field's.
+  template <int Rc = 18>
+  GaugeView<R, Rc> view() const {
+    if (Rc != rc_) throw std::logic_error("GaugeField: a view of another format than the field's");
+    return view_of<Rc>(const_cast<R*>(buf_.data()));
+  }
+  LinksRef<R> links() const { return LinksRef<R>{const_cast<R*>(buf_.data()), vh_}; }
+  std::size_t bytes() const { return buf_.bytes(); }
+  // links in checkerboard order [parity][cb][mu] (18-real fields)
   void upload(const std::vector<SU3<R>>& links) {
-    auto stage = host_staging<SU3<R>>(buf_.size());
-    const GaugeView<R> v = view_of(reinterpret_cast<SU3<R>*>(stage.get()));
+    (void)view<18>();  // (the format check)
+    auto stage = host_staging<SU3<R>>(static_cast<std::size_t>(vh_) * 8);
+    const GaugeView<R> v = view_of<18>(reinterpret_cast<R*>(stage.get()));
     for (int p = 0; p < 2; ++p)
       for (int cb = 0; cb < vh_; ++cb)
         for (int mu = 0; mu < 4; ++mu) v.store(p, cb, mu, links[(static_cast<std::size_t>(p) * vh_ + cb) * 4 + mu]);
@@ -133,9 +145,17 @@ class GaugeField {
   }
 
  private:
-  GaugeView<R> view_of(SU3<R>* p) const { return GaugeView<R>{reinterpret_cast<BlockOf<SU3<R>>*>(p), vh_}; }
+  static int checked(int rc) {
+    if (rc != 18 && rc != 12 && rc != 8) throw std::invalid_argument("GaugeField: reconstruct must be 18, 12 or 8");
+    return rc;
+  }
+  template <int Rc>
+  GaugeView<R, Rc> view_of(R* p) const {
+    return GaugeView<R, Rc>{reinterpret_cast<typename GaugeView<R, Rc>::B*>(p), vh_};
+  }
   int vh_;
-  Buffer<SU3<R>> buf_;
+  int rc_;
+  Buffer<R> buf_;
 };
 
 template <typename R>

@@ -73,6 +73,8 @@ double unitarity_deviation(const SU3<double>& u) {
   return std::fmax(dev, std::sqrt(norm2(det - C{1.0, 0.0})));
 }
 
+double su3_tolerance(int precision_bits) { return precision_bits == 32 ? 1e-5 : 1e-10; }
+
 HostGauge make_random_gauge(const Geometry& g, std::uint64_t seed, double width) {
   HostGauge u(g);
   const std::int64_t vol = g.local_volume();

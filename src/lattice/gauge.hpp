@@ -79,6 +79,9 @@ SU3<double> project_su3(const SU3<double>& m);
 // max |U U^dag - 1| and |det U - 1| for the SU(3) checks; +infinity when an entry of u is NaN or infinite (so a
 // check `dev <= tol` fails for it).
 double unitarity_deviation(const SU3<double>& u);
+// Tolerance of the SU(3) checks for data of a precision: 1e-5 (32 bit) or 1e-10 (64 bit): gauge files (io/gauge) and
+// the links of compressed formats (dirac.reconstruct, src/physics/clover_device.hpp).
+double su3_tolerance(int precision_bits);
 
 // Average over sites and the 6 planes of Re tr P_{mu nu}(x) / 3 (needs the forward halo); with a
 // communicator, over the global lattice (collective), else over the local block.

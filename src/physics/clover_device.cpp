@@ -3,9 +3,14 @@
 // minimum bytes: the 4 links of a site read once (double), A and A^-1 written (72 R each).
 #include "src/physics/clover_device.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "kernels/clover_build.hpp"
+#include "kernels/errors.hpp"
 #include "kernels/launch.hpp"
 #include "src/physics/clover.hpp"
 
@@ -22,6 +27,46 @@ ExtGaugeView ext_view(const Buffer<SU3<double>>& links, const Geometry& g) {
   return v;
 }
 
+// The links packed to the field's format, row "setup_gauge_links": the double links read, Rc reals of R written.
+template <int Rc, typename R>
+void links_of_format(Context& ctx, const Geometry& g, const ExtGaugeView& ext, GaugeField<R>& gauge) {
+  const double vol = static_cast<double>(g.local_volume());
+  launch(ctx.metrics, {"setup_gauge_links", 0, vol * 4 * (18 * 8 + Rc * sizeof(R))}, g.local_volume(),
+         GaugeFromExtended<R, Rc>{g.arg(), ext, gauge.template view<Rc>()});
+}
+
+template <int Rc, typename R, typename Ro>
+void convert_of_format(Context& ctx, const Geometry& g, const GaugeField<Ro>& gauge, const CloverField<Ro> a[2],
+                       const CloverField<Ro> a_inv[2], GaugeField<R>& gauge_out, CloverField<R> a_out[2],
+                       CloverField<R> a_inv_out[2]) {
+  ConvertOperatorFields<R, Ro, Rc> f;
+  f.vh = g.half_volume();
+  f.gin = gauge.template view<Rc>();
+  f.gout = gauge_out.template view<Rc>();
+  for (int p = 0; p < 2; ++p) {
+    f.ain[p] = a[p].view();
+    f.ain_inv[p] = a_inv[p].view();
+    f.aout[p] = a_out[p].view();
+    f.aout_inv[p] = a_inv_out[p].view();
+  }
+  const double vol = static_cast<double>(g.local_volume());
+  launch(ctx.metrics, {"setup_convert", 0, vol * (4 * Rc + 2 * 72) * (sizeof(R) + sizeof(Ro))}, g.local_volume(), f);
+}
+
+// max |unpack(pack(u)) - u| over the entries, in double; NaN when an unpacked entry is not finite (8 reals at
+// |U10| = 1).
+template <int Rc>
+double round_trip_deviation(const SU3<double>& u) {
+  const SU3<double> r = unpack_link(pack_link<Rc>(u));
+  double dev = 0;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) {
+      const double d = std::sqrt(norm2(r.e[a][b] - u.e[a][b]));
+      if (!(d <= dev)) dev = d;  // (keeps a NaN)
+    }
+  return dev;
+}
+
 }  // namespace
 
 template <typename R>
@@ -35,9 +80,17 @@ void build_operator_fields(Context& ctx, const HostGauge& u, double kappa, doubl
   ctx.metrics.record("setup_gauge_copy", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
                      0, static_cast<double>(links.bytes()));
   const ExtGaugeView ext = ext_view(links, g);
-  const double vol = static_cast<double>(g.local_volume());
-  launch(ctx.metrics, {"setup_gauge_links", 0, vol * 4 * 18 * (8 + sizeof(R))}, g.local_volume(),
-         GaugeFromExtended<R>{g.arg(), ext, gauge.view()});
+  switch (gauge.reconstruct()) {
+    case 12:
+      links_of_format<12>(ctx, g, ext, gauge);
+      break;
+    case 8:
+      links_of_format<8>(ctx, g, ext, gauge);
+      break;
+    default:
+      links_of_format<18>(ctx, g, ext, gauge);
+      break;
+  }
   CloverBuild<R> f;
   f.lat = g.arg();
   f.u = ext;
@@ -61,18 +114,51 @@ template <typename R, typename Ro>
 void convert_operator_fields(Context& ctx, const Geometry& g, const GaugeField<Ro>& gauge, const CloverField<Ro> a[2],
                              const CloverField<Ro> a_inv[2], GaugeField<R>& gauge_out, CloverField<R> a_out[2],
                              CloverField<R> a_inv_out[2]) {
-  ConvertOperatorFields<R, Ro> f;
-  f.vh = g.half_volume();
-  f.gin = gauge.view();
-  f.gout = gauge_out.view();
-  for (int p = 0; p < 2; ++p) {
-    f.ain[p] = a[p].view();
-    f.ain_inv[p] = a_inv[p].view();
-    f.aout[p] = a_out[p].view();
-    f.aout_inv[p] = a_inv_out[p].view();
+  switch (gauge.reconstruct()) {
+    case 12:
+      convert_of_format<12>(ctx, g, gauge, a, a_inv, gauge_out, a_out, a_inv_out);
+      break;
+    case 8:
+      convert_of_format<8>(ctx, g, gauge, a, a_inv, gauge_out, a_out, a_inv_out);
+      break;
+    default:
+      convert_of_format<18>(ctx, g, gauge, a, a_inv, gauge_out, a_out, a_inv_out);
+      break;
   }
-  const double vol = static_cast<double>(g.local_volume());
-  launch(ctx.metrics, {"setup_convert", 0, vol * (4 * 18 + 2 * 72) * (sizeof(R) + sizeof(Ro))}, g.local_volume(), f);
+}
+
+void check_link_format(const HostGauge& u, int reconstruct, double tol) {
+  if (reconstruct == 18) return;
+  const Geometry& g = u.geometry();
+  std::int64_t first = g.local_volume() * 4;  // the first bad link, lex * 4 + mu
+#pragma omp parallel for schedule(static) reduction(min : first)
+  for (std::int64_t lex = 0; lex < g.local_volume(); ++lex) {
+    int x[4];
+    g.local_coords(lex, x);
+    for (int mu = 0; mu < 4; ++mu)
+      if (!(link_format_deviation(u.at(x, mu), reconstruct) <= tol)) first = std::min(first, lex * 4 + mu);
+  }
+  if (first == g.local_volume() * 4) return;
+  int x[4];
+  g.local_coords(first / 4, x);
+  const int mu = static_cast<int>(first % 4);
+  const Extents& o = g.origin();
+  char dev[32];
+  std::snprintf(dev, sizeof dev, "%.3g", link_format_deviation(u.at(x, mu), reconstruct));
+  char bound[16];
+  std::snprintf(bound, sizeof bound, "%.0e", tol);
+  throw InputError(std::string("links of ") + std::to_string(reconstruct) +
+                   " reals need a gauge field in SU(3), but the link U_" + "xyzt"[mu] + " at site (x, y, z, t) = (" +
+                   std::to_string(o[0] + x[0]) + ", " + std::to_string(o[1] + x[1]) + ", " +
+                   std::to_string(o[2] + x[2]) + ", " + std::to_string(o[3] + x[3]) + ") deviates by " + dev + " > " +
+                   bound + " (max of |U U^dag - 1|, |det U - 1| and the error of its unpacked form); use 18");
+}
+
+double link_format_deviation(const SU3<double>& u, int reconstruct) {
+  const double su3 = unitarity_deviation(u);
+  if (!(su3 <= 1.0)) return su3;  // not finite, or far from SU(3): the unpacked form means nothing
+  const double trip = reconstruct == 12 ? round_trip_deviation<12>(u) : round_trip_deviation<8>(u);
+  return trip <= su3 ? su3 : trip;  // (keeps a NaN)
 }
 
 template void convert_operator_fields<float, double>(Context&, const Geometry&, const GaugeField<double>&,

@@ -1,8 +1,9 @@
 // clover_device.hpp: the operator's fields built on the device from the host gauge field: the links in the
-// operator's precision and the clover term A with its inverse on both parities (kernels/clover_build.hpp), from
-// one raw copy of the double links with their halo (no host reorder, no host clover). The same per-site code runs
-// on the CPU backend and gives make_clover's bits (src/physics/clover.hpp, the reference).
-// Metrics rows: "setup_gauge_copy" (the copy to the device), "setup_gauge_links" (links to R), "setup_clover"
+// operator's precision and format (18, 12 or 8 reals per link, kernels/link_format.hpp) and the clover term A with its
+// inverse on both parities (kernels/clover_build.hpp), from one raw copy of the double links with their halo (no host
+// reorder, no host clover). The same per-site code runs on the CPU backend and gives make_clover's bits
+// (src/physics/clover.hpp, the reference).
+// Metrics rows: "setup_gauge_copy" (the copy to the device), "setup_gauge_links" (links to R, packed), "setup_clover"
 // (A and A^-1, both parities), "setup_convert" (the fields of another precision rounded, mixed precision).
 // Who may call: anyone on the rank (the halo of the host field must be filled).
 #pragma once
@@ -13,11 +14,21 @@
 
 namespace emprism {
 
-// Fills gauge, a[p] and a_inv[p] (p = 0 even, 1 odd). Throws RuntimeFailure naming the site (make_clover's message)
+// Fills gauge (in its format: gauge.reconstruct(); check_link_format first for 12 or 8), a[p] and a_inv[p] (p = 0
+// even, 1 odd). Throws RuntimeFailure naming the site (make_clover's message)
 // when a block of A is singular.
 template <typename R>
 void build_operator_fields(Context& ctx, const HostGauge& u, double kappa, double csw, GaugeField<R>& gauge,
                            CloverField<R> a[2], CloverField<R> a_inv[2]);
+
+// Before links of 12 or 8 reals are built (local; a caller on several ranks agrees the outcome): throws InputError
+// naming the first link of the local block (local lexicographic order, x fastest, then mu) whose
+// link_format_deviation exceeds tol (in global coordinates). Does nothing for 18.
+void check_link_format(const HostGauge& u, int reconstruct, double tol);
+// max of unitarity_deviation(u) (|U U^dag - 1|, |det U - 1|) and the largest entry of unpack(pack(u)) - u in the
+// format reconstruct (12 or 8), in double; +infinity or NaN (both fail `dev <= tol`) for a link with a value that is
+// not finite or one the format cannot hold (8 reals at |U10| = 1).
+double link_format_deviation(const SU3<double>& u, int reconstruct);
 
 // The fields of another precision rounded to R (gauge_out, a_out[p], a_inv_out[p]), row "setup_convert".
 template <typename R, typename Ro>

@@ -1,6 +1,7 @@
 // dirac.cpp: launchers of the Wilson-clover kernels (see dirac.hpp). Flops and minimum bytes per output
-// site, with S = 24 R (spinor), G = 18 R (link), C = 72 R (clover block pair), R = sizeof(real):
-//   hopping 1320 flops, 8 G + S (each input spinor counted once, reused by neighbours)
+// site, with S = 24 R (spinor), G = 18, 12 or 8 R (link in its format), C = 72 R (clover block pair), R = sizeof(real):
+//   hopping 1320 flops, 8 G + S (each input spinor counted once, reused by neighbours); unpacking a link of 12 or 8
+//   reals is not counted (the flops of a call are those of the operator, whatever the format)
 //   clover mat-vec 552 flops, C;  xpay 48 flops, S;  |v|^2 of a site (oe_clover for CG) 48 flops, 8 bytes
 #include "src/physics/dirac.hpp"
 
@@ -37,6 +38,7 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const HostGaug
     : WilsonClover(ctx, geom, params) {
   if (clover.kappa != params.kappa || clover.csw != params.csw)  // kappa and csw reach the operator once
     throw std::invalid_argument("WilsonClover: the clover term was built with other kappa, csw than the operator's");
+  if (params.reconstruct != 18) throw std::invalid_argument("WilsonClover: the host reference path has links of 18");
   upload_gauge(gauge, gauge_);
   for (int p = 0; p < 2; ++p) {
     upload_clover(clover.a[p], a_[p]);
@@ -62,7 +64,7 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const DiracPar
     : ctx_(ctx),
       geom_(geom),
       params_(params),
-      gauge_(geom),
+      gauge_(geom, params.reconstruct),
       a_{CloverField<R>(geom), CloverField<R>(geom)},
       a_inv_{CloverField<R>(geom), CloverField<R>(geom)},
       tmp_e_(geom),
@@ -93,8 +95,9 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const DiracPar
 }
 
 template <typename R>
+template <int Rc>
 void WilsonClover<R>::pack(const SpinorView<R>& in, int in_parity, bool dag) {
-  HaloPackArg<R> a{geom_.arg(), gauge_.view(), in, in_parity, nullptr, nullptr};
+  HaloPackArg<R> a{geom_.arg(), gauge_.links(), in, in_parity, nullptr, nullptr};
   for (int mu = 0; mu < 4; ++mu) {
     if (!geom_.partitioned(mu)) continue;
     const HaloTransport::PackTarget t = transport_.pack_target(mu);
@@ -103,28 +106,28 @@ void WilsonClover<R>::pack(const SpinorView<R>& in, int in_parity, bool dag) {
     const int n = 2 * geom_.arg().face_volume(mu);
     switch (mu * 2 + (dag ? 1 : 0)) {
       case 0:
-        run_kernel(n, HaloPack<R, false, 0>{a}, t.stream);
+        run_kernel(n, HaloPack<R, false, 0, Rc>{a}, t.stream);
         break;
       case 1:
-        run_kernel(n, HaloPack<R, true, 0>{a}, t.stream);
+        run_kernel(n, HaloPack<R, true, 0, Rc>{a}, t.stream);
         break;
       case 2:
-        run_kernel(n, HaloPack<R, false, 1>{a}, t.stream);
+        run_kernel(n, HaloPack<R, false, 1, Rc>{a}, t.stream);
         break;
       case 3:
-        run_kernel(n, HaloPack<R, true, 1>{a}, t.stream);
+        run_kernel(n, HaloPack<R, true, 1, Rc>{a}, t.stream);
         break;
       case 4:
-        run_kernel(n, HaloPack<R, false, 2>{a}, t.stream);
+        run_kernel(n, HaloPack<R, false, 2, Rc>{a}, t.stream);
         break;
       case 5:
-        run_kernel(n, HaloPack<R, true, 2>{a}, t.stream);
+        run_kernel(n, HaloPack<R, true, 2, Rc>{a}, t.stream);
         break;
       case 6:
-        run_kernel(n, HaloPack<R, false, 3>{a}, t.stream);
+        run_kernel(n, HaloPack<R, false, 3, Rc>{a}, t.stream);
         break;
       default:
-        run_kernel(n, HaloPack<R, true, 3>{a}, t.stream);
+        run_kernel(n, HaloPack<R, true, 3, Rc>{a}, t.stream);
         break;
     }
     transport_.packed(mu);
@@ -135,7 +138,7 @@ template <typename R>
 DiracArg<R> WilsonClover<R>::make_arg(int out_parity, const ParitySpinor<R>& in) const {
   DiracArg<R> a{};
   a.hop.lat = geom_.arg();
-  a.hop.gauge = gauge_.view();
+  a.hop.gauge = gauge_.links();
   a.hop.in = in.view();
   a.hop.out_parity = out_parity;
   for (int mu = 0; mu < 4; ++mu) a.hop.phase[mu] = phase_[mu];
@@ -143,17 +146,17 @@ DiracArg<R> WilsonClover<R>::make_arg(int out_parity, const ParitySpinor<R>& in)
 }
 
 template <typename R>
-template <typename Epi>
+template <int Rc, typename Epi>
 void WilsonClover<R>::exchange_and_apply(Epi epi) {
   const int out_parity = epi.a.hop.out_parity;
   transport_.begin();
-  pack(epi.a.hop.in, 1 - out_parity, Epi::kDag);
+  pack<Rc>(epi.a.hop.in, 1 - out_parity, Epi::kDag);
   for (int mu = 0; mu < 4; ++mu) {
     if (!geom_.partitioned(mu)) continue;
     epi.a.hop.halo_fwd[mu] = static_cast<const HalfSpinor<R>*>(transport_.from_fwd(mu));
     epi.a.hop.halo_bwd[mu] = static_cast<const HalfSpinor<R>*>(transport_.from_bwd(mu));
   }
-  run_kernel(geom_.half_volume(), DslashInterior<Epi>{epi});
+  run_kernel(geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
   if (transport_.policy().split_exterior) {
     for (int mu = 0; mu < 4; ++mu) {  // in order: the partial sums add up as in the fused kernel
       if (!geom_.partitioned(mu)) continue;
@@ -161,19 +164,19 @@ void WilsonClover<R>::exchange_and_apply(Epi epi) {
       const Buffer<int>& sites = face_sites_[out_parity][mu];
       const SpinorView<R> halo{
           {reinterpret_cast<BlockOf<Spinor<R>>*>(halo_sums_.data()), static_cast<int>(halo_sums_.size())}};
-      run_kernel(static_cast<std::int64_t>(sites.size() / 2), DslashExteriorDir<Epi>{epi, sites.data(), halo, mu});
+      run_kernel(static_cast<std::int64_t>(sites.size() / 2), DslashExteriorDir<Epi, Rc>{epi, sites.data(), halo, mu});
     }
   } else {
     for (int mu = 0; mu < 4; ++mu)
       if (geom_.partitioned(mu)) transport_.wait(mu);
     run_kernel(static_cast<std::int64_t>(boundary_[out_parity].size()),
-               DslashExterior<Epi>{epi, boundary_[out_parity].data()});
+               DslashExterior<Epi, Rc>{epi, boundary_[out_parity].data()});
   }
   transport_.end();
 }
 
 template <typename R>
-template <typename Epi>
+template <int Rc, typename Epi>
 void WilsonClover<R>::tune(const Epi& epi) {
   const std::vector<HaloPolicy>& candidates = transport_.candidates();
   std::vector<double> seconds(candidates.size(), 0.0);
@@ -181,10 +184,10 @@ void WilsonClover<R>::tune(const Epi& epi) {
     transport_.set_recording(false);
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       transport_.set_policy(candidates[i]);
-      exchange_and_apply(epi);  // first use of buffers and mappings, untimed
+      exchange_and_apply<Rc>(epi);  // first use of buffers and mappings, untimed
       backend::synchronize();
       const auto t0 = std::chrono::steady_clock::now();
-      for (int r = 0; r < kTuneRepetitions; ++r) exchange_and_apply(epi);
+      for (int r = 0; r < kTuneRepetitions; ++r) exchange_and_apply<Rc>(epi);
       backend::synchronize();
       seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / kTuneRepetitions;
     }
@@ -214,17 +217,33 @@ std::string WilsonClover<R>::halo_policy() const {
 
 template <typename R>
 template <typename Epi>
-void WilsonClover<R>::dslash(const char* name, double flops_per_site, double bytes_per_site, const Epi& epi) {
+void WilsonClover<R>::dslash(const char* name, double flops_per_site, double reals_per_site, const Epi& epi) {
+  switch (gauge_.reconstruct()) {
+    case 12:
+      dslash_of<12>(name, flops_per_site, reals_per_site, epi);
+      break;
+    case 8:
+      dslash_of<8>(name, flops_per_site, reals_per_site, epi);
+      break;
+    default:
+      dslash_of<18>(name, flops_per_site, reals_per_site, epi);
+      break;
+  }
+}
+
+template <typename R>
+template <int Rc, typename Epi>
+void WilsonClover<R>::dslash_of(const char* name, double flops_per_site, double reals_per_site, const Epi& epi) {
   const double n = geom_.half_volume();
-  const LaunchCost cost{name, flops_per_site * n, bytes_per_site * sizeof(R) * n};
+  const LaunchCost cost{name, flops_per_site * n, (8 * Rc + reals_per_site) * sizeof(R) * n};
   if (!geom_.any_partitioned()) {
-    launch(ctx_.metrics, cost, geom_.half_volume(), DslashInterior<Epi>{epi});
+    launch(ctx_.metrics, cost, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
     return;
   }
-  if (!transport_.has_policy()) tune(epi);
+  if (!transport_.has_policy()) tune<Rc>(epi);
   const backend::Stream compute = backend::compute_stream();
   const int t = ctx_.metrics.start_timing(compute);
-  exchange_and_apply(epi);
+  exchange_and_apply<Rc>(epi);
   ctx_.metrics.stop_timing(t, compute, cost.name, cost.flops, cost.bytes);
 }
 
@@ -236,7 +255,7 @@ void WilsonClover<R>::apply_m(SpinorField<R>& out, const SpinorField<R>& in) {
     a.x = in.parity(p).view();
     a.out = out.parity(p).view();
     a.b = R(-params_.kappa);
-    dslash("wilson_clover", kHopFlops + kCloverFlops + kXpayFlops, 8 * 18 + 24 + 24 + 72 + 24, EpiCloverPlus<R>{a});
+    dslash("wilson_clover", kHopFlops + kCloverFlops + kXpayFlops, 24 + 24 + 72 + 24, EpiCloverPlus<R>{a});
   }
 }
 
@@ -257,9 +276,9 @@ void WilsonClover<R>::eo_clover(ParitySpinor<R>& out_e, const ParitySpinor<R>& i
   a.clover = a_inv_[0].view();
   a.out = out_e.view();
   if (dag)
-    dslash("eo_clover_dag", kHopFlops + kCloverFlops, 8 * 18 + 24 + 72 + 24, EpiClover<R, true>{a});
+    dslash("eo_clover_dag", kHopFlops + kCloverFlops, 24 + 72 + 24, EpiClover<R, true>{a});
   else
-    dslash("eo_clover", kHopFlops + kCloverFlops, 8 * 18 + 24 + 72 + 24, EpiClover<R, false>{a});
+    dslash("eo_clover", kHopFlops + kCloverFlops, 24 + 72 + 24, EpiClover<R, false>{a});
 }
 
 template <typename R>
@@ -274,8 +293,8 @@ void WilsonClover<R>::oe_clover(ParitySpinor<R>& out, ParitySpinor<R>& out2, con
   b.b = R(-params_.kappa * params_.kappa);
   // With the norm: 48 more flops and one double written per site.
   const double norm_flops = site_norm ? kNormFlops : 0, norm_reals = site_norm ? 8.0 / sizeof(R) : 0;
-  dslash("oe_clover", kHopFlops + 2 * kCloverFlops + kXpayFlops + norm_flops,
-         8 * 18 + 24 + 72 + 24 + 24 + 24 + norm_reals, EpiCloverXpay<R>{b});
+  dslash("oe_clover", kHopFlops + 2 * kCloverFlops + kXpayFlops + norm_flops, 24 + 72 + 24 + 24 + 24 + norm_reals,
+         EpiCloverXpay<R>{b});
 }
 
 template <typename R>
@@ -284,7 +303,7 @@ void WilsonClover<R>::oe_clover_dag(ParitySpinor<R>& out, const ParitySpinor<R>&
   b.x = x.view();
   b.out = out.view();
   b.b = R(-params_.kappa * params_.kappa);
-  dslash("oe_clover_dag", kHopFlops + kXpayFlops, 8 * 18 + 24 + 24 + 24, EpiXpay<R, true>{b});
+  dslash("oe_clover_dag", kHopFlops + kXpayFlops, 24 + 24 + 24, EpiXpay<R, true>{b});
 }
 
 template <typename R>
@@ -322,7 +341,7 @@ void WilsonClover<R>::prepare_source(ParitySpinor<R>& bhat, const SpinorField<R>
   a.x = b.odd.view();
   a.out = bhat.view();
   a.b = R(params_.kappa);
-  dslash("clover_xpay_hop", kHopFlops + kCloverFlops + kXpayFlops, 8 * 18 + 24 + 24 + 72 + 24, EpiCloverOfXpay<R>{a});
+  dslash("clover_xpay_hop", kHopFlops + kCloverFlops + kXpayFlops, 24 + 24 + 72 + 24, EpiCloverOfXpay<R>{a});
 }
 
 template <typename R>
@@ -332,15 +351,16 @@ void WilsonClover<R>::reconstruct(SpinorField<R>& x, const SpinorField<R>& b) {
   a.x = b.even.view();
   a.out = x.even.view();
   a.b = R(params_.kappa);
-  dslash("clover_xpay_hop", kHopFlops + kCloverFlops + kXpayFlops, 8 * 18 + 24 + 24 + 72 + 24, EpiCloverOfXpay<R>{a});
+  dslash("clover_xpay_hop", kHopFlops + kCloverFlops + kXpayFlops, 24 + 24 + 72 + 24, EpiCloverOfXpay<R>{a});
 }
 
 template class WilsonClover<float>;
 template class WilsonClover<double>;
 template WilsonClover<float>::WilsonClover(Context&, const WilsonClover<double>&);
 
-IterationCost cg_iteration_cost(int real_bytes) {
-  const double eo = 8 * 18 + 24 + 72 + 24, oe = eo + 24 + 24, oe_dag = 8 * 18 + 24 + 24 + 24;  // reals per site
+IterationCost cg_iteration_cost(int real_bytes, int link_reals) {
+  const double links = 8.0 * link_reals;
+  const double eo = links + 24 + 72 + 24, oe = eo + 24 + 24, oe_dag = links + 24 + 24 + 24;  // reals per site
   const double cg_update = 6 * 24, axpby = 3 * 24;
   IterationCost c;
   c.flops = 2 * (kHopFlops + kCloverFlops) + (kHopFlops + 2 * kCloverFlops + kXpayFlops + kNormFlops) +

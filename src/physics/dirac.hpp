@@ -7,6 +7,10 @@
 // The hot kernels (names as in the seeds): eo_clover = A_ee^-1 H_eo, oe_clover = x - kappa^2 A_oo^-1 H_oe t
 // (also writing A_oo^-1 of its result for the following Mhat^dag), eo_clover_dag = A_ee^-1 H'_eo,
 // oe_clover_dag = x - kappa^2 H'_oe t. Each launcher reports its flops and minimum bytes.
+// Links: stored in the format params.reconstruct (18, 12 or 8 reals per link, kernels/link_format.hpp); the hopping
+// kernels and the halo packing are instantiated per format (dslash and pack pick the one of the field), and their
+// minimum bytes count the links of that format. The boundary phases multiply the hops after the link, so every
+// format gives the operator of any theta.
 // Distributed: every hopping kernel packs the spin-projected faces of its input on the streams of the halo
 // transport (comm/halo_transport.hpp), runs the interior of the kernel on the compute stream while the faces
 // travel, and finishes the boundary sites once they arrived (one fused exterior kernel, or one per direction);
@@ -40,6 +44,9 @@ struct DiracParams {
   double kappa = 0;
   double csw = 0;
   std::array<double, 4> theta{0, 0, 0, 0};  // boundary phases, radians
+  // The format of the links: 18, 12 or 8 reals per link (kernels/link_format.hpp; 12 and 8 need SU(3) links:
+  // check_link_format). The result is the same to rounding; the hopping kernels move fewer bytes.
+  int reconstruct = 18;
   // The halo exchange's transport (comm.transport); "auto" tunes it on the operator's first use.
   TransportRequest transport;
   // Where the operator reports the halo policy it chose (the program: its log); empty: not reported.
@@ -55,7 +62,7 @@ class WilsonClover {
   // the outer one; the same bits as building it from the gauge field).
   template <typename Ro>
   WilsonClover(Context& ctx, const WilsonClover<Ro>& other);
-  // The links and a clover term built on the host (tests: the reference path), uploaded.
+  // The links and a clover term built on the host (tests: the reference path), uploaded (links of 18 reals only).
   WilsonClover(Context& ctx, const Geometry& geom, const HostGauge& gauge, const HostClover& clover,
                const DiracParams& params);
 
@@ -98,17 +105,22 @@ class WilsonClover {
 
  private:
   // Runs the hopping kernel with epilogue `epi` (its hop.in and out_parity set by make_arg).
+  // reals_per_site: the minimum reals moved per output site besides the links (dslash adds the 8 links of the format).
   template <typename Epi>
-  void dslash(const char* name, double flops_per_site, double bytes_per_site, const Epi& epi);
+  void dslash(const char* name, double flops_per_site, double reals_per_site, const Epi& epi);
+  // The same with the links' format Rc as a template parameter (the drivers' instantiation).
+  template <int Rc, typename Epi>
+  void dslash_of(const char* name, double flops_per_site, double reals_per_site, const Epi& epi);
   // One partitioned application under the current policy: packs, interior, waits, exterior.
-  template <typename Epi>
+  template <int Rc, typename Epi>
   void exchange_and_apply(Epi epi);
   // Times every candidate policy on this application and keeps the one the ranks agree on.
-  template <typename Epi>
+  template <int Rc, typename Epi>
   void tune(const Epi& epi);
   // Everything but the links and the clover term (which the public constructors fill).
   WilsonClover(Context& ctx, const Geometry& geom, const DiracParams& params);
   DiracArg<R> make_arg(int out_parity, const ParitySpinor<R>& in) const;
+  template <int Rc>
   void pack(const SpinorView<R>& in, int in_parity, bool dag);
 
   Context& ctx_;
@@ -125,12 +137,13 @@ class WilsonClover {
   Buffer<double> site_norm_;      // oe_clover's |v|^2 per site
 };
 
-// Flops and minimum bytes per even site of one CG iteration on Mhat^dag Mhat with reals of `real_bytes` bytes: the four
-// kernels apply_mdagm launches (eo_clover, oe_clover with the fused |Mhat p|^2, eo_clover_dag, oe_clover_dag) plus
-// blas::cg_update and the p update (blas::axpby), each as its launcher reports it. For estimates (--dry-run).
+// Flops and minimum bytes per even site of one CG iteration on Mhat^dag Mhat with reals of `real_bytes` bytes and links
+// of `link_reals` reals: the four kernels apply_mdagm launches (eo_clover, oe_clover with the fused |Mhat p|^2,
+// eo_clover_dag, oe_clover_dag) plus blas::cg_update and the p update (blas::axpby), each as its launcher reports it.
+// For estimates (--dry-run).
 struct IterationCost {
   double flops = 0, bytes = 0;
 };
-IterationCost cg_iteration_cost(int real_bytes);
+IterationCost cg_iteration_cost(int real_bytes, int link_reals = 18);
 
 }  // namespace emprism

@@ -79,6 +79,7 @@ struct DiracConfig {
   double kappa{};
   double csw{};
   std::array<double, 4> theta_over_pi{};
+  int reconstruct{18};  // reals per stored link: 18, 12 or 8
 };
 
 struct SolverConfig {

@@ -19,6 +19,7 @@
 #include "kernels/errors.hpp"
 #include "kernels/metrics.hpp"
 #include "src/lattice/context.hpp"
+#include "src/physics/clover_device.hpp"
 #include "src/physics/peak.hpp"
 #include "src/run/checkpoint.hpp"
 #include "src/run/gauge_setup.hpp"
@@ -81,6 +82,7 @@ DiracParams dirac_params(const Config& cfg) {
   dp.kappa = cfg.dirac.kappa;
   dp.csw = cfg.dirac.csw;
   for (int mu = 0; mu < 4; ++mu) dp.theta[mu] = cfg.dirac.theta_over_pi[mu] * kPi;
+  dp.reconstruct = cfg.dirac.reconstruct;
   dp.transport = transport_request(cfg.comm);
   dp.report = [](const std::string& line) { spdlog::info("{}", line); };
   return dp;
@@ -193,6 +195,23 @@ class SetupClock {
   std::chrono::steady_clock::time_point start_, last_;
   std::string steps_;
 };
+
+// Links of 12 or 8 reals (dirac.reconstruct) need the field in SU(3): checked on every rank before anything is written,
+// to the SU(3) tolerance of the outer operator's precision (exit 2 naming the key and the first bad link).
+void check_reconstruct(const Config& cfg, const HostGauge& gauge, Communicator& comm, SetupClock& setup) {
+  const int rc = cfg.dirac.reconstruct;
+  if (rc == 18) return;
+  const double tol = su3_tolerance(cfg.solver.precision == Precision::Single ? 32 : 64);
+  agreed_step(comm, [&] {
+    try {
+      check_link_format(gauge, rc, tol);
+    } catch (const InputError& e) {
+      throw InputError(std::string("dirac.reconstruct: ") + e.what());
+    }
+  });
+  setup.step("link_check");
+  spdlog::info("links stored in {} reals (dirac.reconstruct): every link in SU(3) and packed within {:.0e}", rc, tol);
+}
 
 // The field of gauge.source, then [generate]'s configurations; the summary is of the field solved on.
 HostGauge gauge_field(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
@@ -430,6 +449,7 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
   SetupClock setup(metrics);
   GaugeSummary summary;
   HostGauge gauge = gauge_field(cfg, geom, grid, comm, metrics, setup, summary);
+  check_reconstruct(cfg, gauge, comm, setup);
   phase(times.gauge);
   const DiracParams dirac = dirac_params(cfg);
 

@@ -330,6 +330,22 @@ void declare_dirac(std::vector<Param>& out) {
   p.read = [](const io::InputValue& v, Target& t) { t.cfg.dirac.theta_over_pi = read_float4(v); };
   p.show = [](const View& v) { return str(v.cfg.dirac.theta_over_pi); };
   out.push_back(p);
+
+  p = Param{};
+  p.table = "dirac", p.key = "reconstruct", p.type = "integer", p.def = "18", p.rule = "18, 12 or 8";
+  p.doc =
+      "Reals stored per link of the operator: 18 (all), 12 (two rows; the third from their cross product) or 8 "
+      "(QUDA's parametrisation); 12 and 8 move fewer bytes and need links in SU(3) (checked: |U U^dag - 1|, "
+      "|det U - 1| and the unpacked link within 1e-10, or 1e-5 for a single-precision solver). Not a physics "
+      "input: the result changes only by rounding, and a resumed run may change it.";
+  p.example = "12", p.attribute = "reconstruct";
+  p.read = [](const io::InputValue& v, Target& t) {
+    const int rc = v.int_in(8, 18);
+    if (rc != 18 && rc != 12 && rc != 8) v.fail("must be 18, 12 or 8, got " + std::to_string(rc));
+    t.cfg.dirac.reconstruct = static_cast<int>(rc);
+  };
+  p.value = [](const View& v) -> InputAttribute::Value { return v.cfg.dirac.reconstruct; };
+  out.push_back(p);
 }
 
 void declare_solver(std::vector<Param>& out) {

@@ -6,10 +6,12 @@
 // with the same computation on the whole lattice on one rank (MPI_COMM_SELF). Tolerances: fp64 relative 1e-12,
 // fp32 1e-6 (the bar). Also checks that a second solve is bitwise identical (determinism) and that every
 // candidate halo policy of the operator (transport per direction, fused or split exterior) gives bitwise the same
-// M. This runs once per transport of --transports (comm.transport; default auto); a forced transport that this
-// build or MPI cannot offer (gpu_aware without GPU-aware MPI) is reported and skipped. --gpu: exit 77 (skipped)
-// unless a GPU backend sees a device (ctest label gpu). The MPI test main (tests/support/mpi_test.hpp) counts the
-// failed checks of every rank.
+// M. With links of 12 and 8 reals (dirac.reconstruct; operators built on the device) M in both precisions equals the
+// single-rank result of the same format (1e-12, 1e-6) and the 18-real one (1e-12, 1e-5: the links round
+// differently); the faces carry spinors only, so the halo exchange is the same. This runs once per transport of
+// --transports (comm.transport; default auto); a forced transport that this build or MPI cannot offer (gpu_aware
+// without GPU-aware MPI) is reported and skipped. --gpu: exit 77 (skipped) unless a GPU backend sees a device (ctest
+// label gpu). The MPI test main (tests/support/mpi_test.hpp) counts the failed checks of every rank.
 #include <mpi.h>
 
 #include <cmath>
@@ -46,8 +48,31 @@ using emprism::test::check;
 
 struct Results {
   std::vector<Cd> m_double, m_single, x_double, x_single, x_mixed;
+  std::vector<Cd> m_packed[2][2];  // links of [12, 8] reals, [fp64, fp32]
   int it_double = 0, it_single = 0;
 };
+
+const int kFormats[2] = {12, 8};
+
+template <typename R>
+std::vector<Cd> apply_m(WilsonClover<R>& op, const Geometry& geom, const std::vector<Cd>& src) {
+  SpinorField<R> b(geom), y(geom);
+  spinor_from_natural(geom, src, b);
+  op.apply_m(y, b);
+  return spinor_to_natural(geom, y);
+}
+
+// M with links of 12 and 8 reals, the operators built on the device from u.
+void compute_packed(Context& ctx, const Geometry& geom, const HostGauge& u, DiracParams dp, const std::vector<Cd>& src,
+                    Results& r) {
+  for (int k = 0; k < 2; ++k) {
+    dp.reconstruct = kFormats[k];
+    WilsonClover<double> opd(ctx, geom, u, dp);
+    WilsonClover<float> ops(ctx, geom, u, dp);
+    r.m_packed[k][0] = apply_m(opd, geom, src);
+    r.m_packed[k][1] = apply_m(ops, geom, src);
+  }
+}
 
 // M of op under each of its candidate halo policies equals y bitwise (this rank's block).
 template <typename R>
@@ -93,6 +118,7 @@ Results compute(Communicator& comm, const ProcessGrid& grid, const Geometry& geo
   ops.apply_m(ys, bs);
   r.m_single = spinor_to_natural(geom, ys);
 
+  compute_packed(ctx, geom, u, dp, src, r);
   if (policy) *policy = opd.halo_policy();
   check_policies(opd, bd, r.m_double, geom);
   check_policies(ops, bs, r.m_single, geom);
@@ -174,6 +200,23 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
+// M with packed links (every rank gathers, rank 0 compares): against one rank's of the same format and its 18-real M.
+void check_packed(const Communicator& comm, const Geometry& geom, const Results& dist, const Results& one,
+                  const std::string& t) {
+  for (int k = 0; k < 2; ++k) {
+    const std::vector<Cd> md = gather(comm, geom, dist.m_packed[k][0]), ms = gather(comm, geom, dist.m_packed[k][1]);
+    if (comm.rank() != 0) continue;
+    const std::string f = t + "links of " + std::to_string(kFormats[k]) + " reals: ";
+    const double d_md = rel_diff(md, one.m_packed[k][0]), d_ms = rel_diff(ms, one.m_packed[k][1]);
+    std::printf("%sM fp64 %.2e, M fp32 %.2e (one rank), against 18 reals %.2e, %.2e\n", f.c_str(), d_md, d_ms,
+                rel_diff(md, one.m_double), rel_diff(ms, one.m_single));
+    check(d_md < 1e-12, f + "M fp64 differs from one rank");
+    check(d_ms < 1e-6, f + "M fp32 differs from one rank");
+    check(rel_diff(md, one.m_double) < 1e-12, f + "M fp64 differs from the 18-real M");
+    check(rel_diff(ms, one.m_single) < 1e-5, f + "M fp32 differs from the 18-real M");
+  }
+}
+
 // The distributed computation with one transport, compared with the single-rank result `one` (rank 0's).
 void run_transport(Communicator& comm, const ProcessGrid& grid, const Geometry& geom, const std::string& name,
                    const std::array<int, 4>& procs, const Results& one) {
@@ -191,6 +234,7 @@ void run_transport(Communicator& comm, const ProcessGrid& grid, const Geometry& 
   const std::vector<Cd> md = gather(comm, geom, dist.m_double), ms = gather(comm, geom, dist.m_single),
                         xd = gather(comm, geom, dist.x_double), xs = gather(comm, geom, dist.x_single),
                         xm = gather(comm, geom, dist.x_mixed);
+  check_packed(comm, geom, dist, one, "transport " + name + ": ");  // (collective: its gathers)
   if (comm.rank() != 0) return;
   const std::string grid_str = std::to_string(procs[0]) + "x" + std::to_string(procs[1]) + "x" +
                                std::to_string(procs[2]) + "x" + std::to_string(procs[3]);

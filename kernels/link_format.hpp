@@ -1,0 +1,129 @@
+// link_format.hpp: the storage formats of the operator's links ("reconstruct", the dirac.reconstruct key), each an
+// element of Rc reals per link that kernels/views.hpp's GaugeView<R, Rc> stores and unpacks to a full SU3<R> on
+// load, so the per-site math never sees the format:
+//   18  all 9 complex entries (SU3<R> itself)
+//   12  rows 0 and 1 (v[0..11] = re, im of U00 U01 U02 U10 U11 U12); row 2 = conj(row 0 x row 1)
+//   8   QUDA's 8-real parametrisation (arXiv:0911.3191), applied like QUDA's to V = {row 1, row 0, -row 2} (det V =
+//       det U = 1; its singular point |V00| = |U10| = 1 is far from the unit field, which the plain form divides by
+//       zero on): v = (arg V00, arg V20, V01, V02, V10) in radians, re before im; on load |V00| and |V20| follow
+//       from the unit norm of row 0 and column 0, V11 V12 V21 V22 from the cofactor identity conj(V) = cof(V) and
+//       the orthogonality of the rows (divided by N = |V01|^2 + |V02|^2 = 1 - |V00|^2).
+// 12 and 8 hold for U in SU(3) only (unitary, det 1): the set-up checks the links first (src/physics/clover_device).
+// Boundary phases are not folded into the links (kernels/wilson_clover.hpp multiplies the hop after the link), so
+// every format carries the links of any theta unchanged.
+// Packing (pack_link) runs in the precision of its argument; the set-up packs the double links and rounds the Rc
+// reals to R (round_link), so a field of R and one rounded from another precision's packed field are the same bits.
+// Who may call: kernels and host code alike.
+#pragma once
+
+#include <math.h>
+
+#include <type_traits>
+
+#include "kernels/su3.hpp"
+
+namespace emprism {
+
+template <typename R, int Rc>
+struct PackedLink {
+  static_assert(Rc == 12 || Rc == 8, "packed links hold 12 or 8 reals");
+  R v[Rc];
+};
+
+// The element a GaugeView<R, Rc> stores per link.
+template <typename R, int Rc>
+using LinkElement = std::conditional_t<Rc == 18, SU3<R>, PackedLink<R, Rc>>;
+
+EMPRISM_HD inline float link_sqrt(float x) { return sqrtf(x); }
+EMPRISM_HD inline double link_sqrt(double x) { return sqrt(x); }
+EMPRISM_HD inline float link_atan2(float y, float x) { return atan2f(y, x); }
+EMPRISM_HD inline double link_atan2(double y, double x) { return atan2(y, x); }
+EMPRISM_HD inline Complex<float> link_phase(float a) { return {cosf(a), sinf(a)}; }
+EMPRISM_HD inline Complex<double> link_phase(double a) { return {cos(a), sin(a)}; }
+
+template <typename R>
+EMPRISM_HD inline Complex<R> cross_conj(Complex<R> a1, Complex<R> b2, Complex<R> a2, Complex<R> b1) {
+  return conj(a1 * b2 - a2 * b1);  // conj(a1 b2 - a2 b1): one entry of conj(a x b)
+}
+
+template <int Rc, typename R>
+EMPRISM_HD inline LinkElement<R, Rc> pack_link(const SU3<R>& u) {
+  if constexpr (Rc == 18) {
+    return u;
+  } else if constexpr (Rc == 12) {
+    PackedLink<R, 12> p;
+    for (int r = 0; r < 2; ++r)
+      for (int c = 0; c < 3; ++c) {
+        p.v[6 * r + 2 * c] = u.e[r][c].re;
+        p.v[6 * r + 2 * c + 1] = u.e[r][c].im;
+      }
+    return p;
+  } else {
+    PackedLink<R, 8> p;  // V = {row 1, row 0, -row 2}
+    p.v[0] = link_atan2(u.e[1][0].im, u.e[1][0].re);
+    p.v[1] = link_atan2(-u.e[2][0].im, -u.e[2][0].re);
+    const Complex<R> s[3] = {u.e[1][1], u.e[1][2], u.e[0][0]};  // V01, V02, V10
+    for (int k = 0; k < 3; ++k) {
+      p.v[2 + 2 * k] = s[k].re;
+      p.v[3 + 2 * k] = s[k].im;
+    }
+    return p;
+  }
+}
+
+template <typename R>
+EMPRISM_HD inline SU3<R> unpack_link(const SU3<R>& u) {
+  return u;
+}
+
+template <typename R>
+EMPRISM_HD inline SU3<R> unpack_link(const PackedLink<R, 12>& p) {
+  SU3<R> u;
+  EMPRISM_UNROLL
+  for (int r = 0; r < 2; ++r) EMPRISM_UNROLL
+  for (int c = 0; c < 3; ++c) u.e[r][c] = {p.v[6 * r + 2 * c], p.v[6 * r + 2 * c + 1]};
+  u.e[2][0] = cross_conj(u.e[0][1], u.e[1][2], u.e[0][2], u.e[1][1]);
+  u.e[2][1] = cross_conj(u.e[0][2], u.e[1][0], u.e[0][0], u.e[1][2]);
+  u.e[2][2] = cross_conj(u.e[0][0], u.e[1][1], u.e[0][1], u.e[1][0]);
+  return u;
+}
+
+template <typename R>
+EMPRISM_HD inline SU3<R> unpack_link(const PackedLink<R, 8>& p) {
+  const Complex<R> v01{p.v[2], p.v[3]}, v02{p.v[4], p.v[5]}, v10{p.v[6], p.v[7]};
+  const R n = norm2(v01) + norm2(v02);  // 1 - |V00|^2
+  const R m00 = n < R(1) ? link_sqrt(R(1) - n) : R(0);
+  const Complex<R> v00 = m00 * link_phase(p.v[0]);
+  const R c = R(1) - m00 * m00 - norm2(v10);  // |V20|^2
+  const Complex<R> v20 = (c > R(0) ? link_sqrt(c) : R(0)) * link_phase(p.v[1]);
+  const R inv_n = R(1) / n;
+  const Complex<R> a = conj_mul(v00, v10), b = conj_mul(v00, v20);  // conj(V00) V10, conj(V00) V20
+  SU3<R> u;                                                         // U = {V row 1, V row 0, -V row 2}
+  u.e[1][0] = v00;
+  u.e[1][1] = v01;
+  u.e[1][2] = v02;
+  u.e[0][0] = v10;
+  u.e[0][1] = -inv_n * (conj(v02 * v20) + a * v01);  // V11
+  u.e[0][2] = inv_n * (conj(v01 * v20) - a * v02);   // V12
+  u.e[2][0] = -v20;
+  u.e[2][1] = -inv_n * (conj(v10 * v02) - b * v01);  // -V21
+  u.e[2][2] = inv_n * (conj(v10 * v01) + b * v02);   // -V22
+  return u;
+}
+
+// A packed link of precision Ro rounded to R, real by real.
+template <typename R, typename Ro>
+EMPRISM_HD inline SU3<R> round_link(const SU3<Ro>& u) {
+  SU3<R> r;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) r.e[a][b] = {R(u.e[a][b].re), R(u.e[a][b].im)};
+  return r;
+}
+template <typename R, typename Ro, int Rc>
+EMPRISM_HD inline PackedLink<R, Rc> round_link(const PackedLink<Ro, Rc>& p) {
+  PackedLink<R, Rc> r;
+  for (int k = 0; k < Rc; ++k) r.v[k] = R(p.v[k]);
+  return r;
+}
+
+}  // namespace emprism
