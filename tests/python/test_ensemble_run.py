@@ -217,3 +217,30 @@ def test_merge_refuses_other_physics_and_incomplete_parts(emprism_binary, source
     proc = merge(source_dir, d / "refused.h5", d / "incomplete.h5")
     assert proc.returncode == 2 and "not complete" in proc.stderr, proc.stderr
     assert not (d / "refused.h5").exists()
+
+
+def test_report_over_the_resumed_ensemble_equals_the_single_runs(ensemble, run_report):
+    """The last step of the workflow: analysis/report over the resumed ensemble file gives the pion's mean, effective
+    mass and their jackknife errors, the same numbers as over the three single-configuration files (the same
+    correlators, bitwise, in the same order), and the error of the mean is the jackknife's formula computed here
+    with numpy from the single files: sqrt((N - 1) / N sum_i (C_(i) - C)^2), C_(i) the mean without configuration i."""
+    d, _ = ensemble
+    singles = [d / f"single_{i}.h5" for i in IDS]
+    for name, files in (("from_ensemble", [d / "ens.h5"]), ("from_singles", singles)):
+        proc = run_report(*files, "--no-plots", "--fit-range", "1", "3", "--summary", d / f"{name}.h5")
+        assert proc.returncode == 0, proc.stderr + proc.stdout
+        assert "pion" in proc.stdout
+    c = np.array([h5py.File(f, "r")["correlators/pion/pion"][()].real for f in singles])
+    n = len(c)
+    loo = (c.sum(axis=0) - c) / (n - 1)
+    jack_error = np.sqrt((n - 1) / n * ((loo - c.mean(axis=0)) ** 2).sum(axis=0))
+    with h5py.File(d / "from_ensemble.h5", "r") as e, h5py.File(d / "from_singles.h5", "r") as s:
+        assert list(strings(e.attrs["configs"])) == IDS
+        pion_e, pion_s = e["pion/pion"], s["pion/pion"]
+        for key in ("mean", "error", "effective_mass", "effective_mass_error"):
+            assert same(pion_e[key][()], pion_s[key][()]), key
+        assert np.allclose(pion_e["mean"][()], c.mean(axis=0), rtol=1e-14, atol=0)
+        assert np.allclose(pion_e["error"][()], jack_error, rtol=1e-10, atol=0)
+        meff, err = pion_e["effective_mass"][()], pion_e["effective_mass_error"][()]
+        assert np.all(np.isfinite(meff[1:4])) and np.all(meff[1:4] > 0) and np.all(err[1:4] > 0)
+        assert np.isfinite(pion_e["fit"].attrs["mass"]) and pion_e["fit"].attrs["mass_error"] > 0
