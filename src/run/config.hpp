@@ -72,6 +72,7 @@ struct SolverConfig {
   Precision precision{};
   double tol{};
   int max_iter{};
+  double reliable_delta{};
 };
 
 struct SolveConfig {
