@@ -48,7 +48,7 @@ for h in "${HARNESSES[@]}"; do
   name=${name#gauge_}
   work="$BUILD/fuzz/$name"
   rm -rf "$work" && mkdir -p "$work/corpus"
-  if [[ -d "$REPO_ROOT/tests/fuzz/corpus/$name" ]]; then  # openqcd and milc start from an empty corpus
+  if [[ -d "$REPO_ROOT/tests/fuzz/corpus/$name" ]]; then  # every harness has seeds (openqcd, milc: make_seeds.py)
     cp "$REPO_ROOT/tests/fuzz/corpus/$name"/* "$work/corpus/" 2>/dev/null || true
   fi
   step "$h for $SECONDS_PER_HARNESS s"

@@ -880,6 +880,21 @@ TEST(Config, PropagatorMomentaMustBeDistinctIntegerTriples) {
                           "solve[0].momenta[0]: expected an array of 3 integers"));
 }
 
+TEST(Config, PropagatorMomentaEqualModuloTheExtentsRejected) {
+  // with_solves' lattice is 4^3 x 8: [1, 0, 0] and [5, 0, 0] (or [-3, 0, 0]) are one momentum, [0, 4, 0] is zero.
+  EXPECT_TRUE(starts_with(
+      error_of(with_solves("[[solve]]\ntype = \"propagator\"\nmomenta = [[1, 0, 0], [-3, 0, 0]]\n").text()),
+      "solve[0].momenta[1]: momentum [-3, 0, 0] is the momentum [1, 0, 0] on this lattice (n = n' mod (Lx, Ly, Lz) = "
+      "[4, 4, 4])"));
+  EXPECT_TRUE(
+      starts_with(error_of(with_solves("[[solve]]\ntype = \"propagator\"\nmomenta = [[0, 4, 0]]\n").text()),
+                  "solve[0].momenta[0]: momentum [0, 4, 0] is the momentum [0, 0, 0] on this lattice (n = n' mod (Lx, "
+                  "Ly, Lz) = [4, 4, 4]), which is always computed"));
+  const Config c =
+      parse(with_solves("[[solve]]\ntype = \"propagator\"\nmomenta = [[1, 0, 0], [2, 0, 0], [3, 0, 0]]\n").text());
+  EXPECT_EQ(c.solves[0].momenta.size(), 4U);  // 1, 2 and 3 differ modulo 4 (3 is -1: a distinct momentum)
+}
+
 TEST(Config, PropagatorSmearingNeedsStepsAndWeight) {
   const std::string head = "[[solve]]\ntype = \"propagator\"\nsmearing = \"jacobi\"\n";
   EXPECT_TRUE(starts_with(error_of(with_solves(head + "smearing_weight = 0.1\n").text()),

@@ -848,6 +848,41 @@ TEST_F(H5Output, MarkCompleteFlagsTheSolveAndKeepsThePartialFile) {
   EXPECT_TRUE(state.solves[0].converged);
 }
 
+TEST_F(H5Output, SolveWithADatasetNeverWrittenIsNotMarkedComplete) {
+  {
+    CheckpointStore out(self_comm(), path_, false);
+    write_root(out.file(), make_root());
+    write_solve(out.file(), make_solve("whole", true, 0.0), kWhole);
+    out.mark_complete("whole");
+    write_solve(out.file(), make_solve("a", true, 0.0), kWhole);
+    // A dataset created but whose data never reached the file (a write that failed or was skipped).
+    // The file is open in this process: HDF5 shares it with a second handle opened here.
+    const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);  // as the store opened it (a second open must agree)
+    const hid_t f = H5Fopen(partial_path(path_).c_str(), H5F_ACC_RDWR, fapl);
+    H5Pclose(fapl);
+    ASSERT_GE(f, 0);
+    const hsize_t dims[2] = {4, 3};
+    const hid_t space = H5Screate_simple(2, dims, nullptr);
+    const hid_t d =
+        H5Dcreate2(f, "/solves/a/unwritten", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    ASSERT_GE(d, 0);
+    H5Dclose(d);
+    H5Sclose(space);
+    H5Fclose(f);
+    try {
+      out.mark_complete("a");
+      FAIL() << "no exception";
+    } catch (const RuntimeFailure& e) {
+      EXPECT_NE(std::string(e.what()).find("/solves/a: dataset 'unwritten' holds 0 of its 96 bytes"), std::string::npos)
+          << e.what();
+    }
+  }
+  const RunState state = read_run_state(partial_path(path_));
+  ASSERT_EQ(state.solves.size(), 1u);  // "a" is not flagged complete
+  EXPECT_EQ(state.solves[0].name, "whole");
+}
+
 // A partial file as an interrupted run leaves it: physics text, gauge, solve a complete (with correlators),
 // solve b written but not complete.
 void write_interrupted(const std::string& path, const std::string& physics) {

@@ -9,7 +9,9 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "io/h5/hdf5.hpp"
 #include "kernels/errors.hpp"
@@ -316,6 +318,27 @@ void sync_to_disk(const std::string& path, const std::string& label, const std::
   ::close(fd);
 }
 
+// The datasets under `group` (relative paths), found by walking its links.
+herr_t collect_link(hid_t, const char* name, const H5L_info_t*, void* data) {
+  static_cast<std::vector<std::string>*>(data)->emplace_back(name);
+  return 0;
+}
+
+// "" when the dataset at `path` has storage for its whole extent (fixed-size types; variable-length data, which
+// Collective mode writes at close, is not checked), else what is missing.
+std::string missing_storage(hid_t loc, const std::string& path, const std::string& label) {
+  const std::string what = "verify the stored size of '" + path + "'";
+  Hid d = checked(H5Dopen2(loc, path.c_str(), H5P_DEFAULT), H5Dclose, label, what);
+  Hid type = checked(H5Dget_type(d.get()), H5Tclose, label, what);
+  if (H5Tis_variable_str(type.get()) > 0 || H5Tdetect_class(type.get(), H5T_VLEN) > 0) return "";
+  Hid space = checked(H5Dget_space(d.get()), H5Sclose, label, what);
+  const auto points = static_cast<std::uint64_t>(H5Sget_simple_extent_npoints(space.get()));
+  const std::uint64_t expected = points * H5Tget_size(type.get());
+  const std::uint64_t stored = H5Dget_storage_size(d.get());
+  if (stored >= expected) return "";
+  return "dataset '" + path + "' holds " + std::to_string(stored) + " of its " + std::to_string(expected) + " bytes";
+}
+
 }  // namespace
 
 File::~File() { close_quietly(); }
@@ -337,6 +360,22 @@ Object File::open(const std::string& path) {
   if (!holds_file() || file_ < 0) return Object();
   Hid o = checked(H5Oopen(file_, path.c_str(), H5P_DEFAULT), H5Oclose, label_, "open '" + path + "'");
   return Object(this, o.release(), path);
+}
+
+void File::verify_stored(const std::string& group) {
+  step([&] {
+    if (!holds_file()) return;
+    const std::string what = "verify the data of '" + group + "'";
+    std::vector<std::string> names;
+    Hid g = checked(H5Gopen2(file_, group.c_str(), H5P_DEFAULT), H5Gclose, label_, what);
+    checked(H5Lvisit(g.get(), H5_INDEX_NAME, H5_ITER_INC, collect_link, &names), label_, what);
+    for (const std::string& name : names) {
+      Hid o = checked(H5Oopen(g.get(), name.c_str(), H5P_DEFAULT), H5Oclose, label_, what);
+      if (H5Iget_type(o.get()) != H5I_DATASET) continue;
+      const std::string problem = missing_storage(g.get(), name, label_);
+      if (!problem.empty()) throw RuntimeFailure("HDF5 output '" + label_ + "': " + group + ": " + problem);
+    }
+  });
 }
 
 void File::flush(bool durable) {

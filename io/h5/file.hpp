@@ -148,6 +148,9 @@ class File {
   // Collective step: HDF5's flush; with durable, rank 0 also fsyncs the file (its data is then on the disk, or the
   // failure is reported on every rank).
   void flush(bool durable = false);
+  // Collective step: re-reads the sizes of every dataset under the group `path` and fails (on every rank) when one
+  // has less storage than its extent needs (a write that did not reach the file). Variable-length data is skipped.
+  void verify_stored(const std::string& path);
   // Closes the file on every rank, then rank 0 writes the deferred variable-length data (Collective mode) into the
   // file reopened serially. Collective; errors agreed. A second close() does nothing.
   void close();

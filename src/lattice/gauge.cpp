@@ -59,8 +59,7 @@ SU3<double> haar_su3_from_gaussians(const double gauss[18]) { return haar_from_g
 double unitarity_deviation(const SU3<double>& u) {
   for (int i = 0; i < 3; ++i)  // std::fmax below drops NaN: a link with a NaN or Inf is no SU(3) matrix at all
     for (int j = 0; j < 3; ++j)
-      if (!std::isfinite(u.e[i][j].re) || !std::isfinite(u.e[i][j].im))
-        return std::numeric_limits<double>::infinity();
+      if (!std::isfinite(u.e[i][j].re) || !std::isfinite(u.e[i][j].im)) return std::numeric_limits<double>::infinity();
   const SU3<double> p = u * dagger(u);
   double dev = 0;
   for (int i = 0; i < 3; ++i)
@@ -120,12 +119,14 @@ double plaquette(const HostGauge& u, Communicator* comm) {
 
 double link_trace(const HostGauge& u, Communicator* comm) {
   const Geometry& g = u.geometry();
-  double v[2] = {0, static_cast<double>(g.local_volume())};
-  for (std::int64_t lex = 0; lex < g.local_volume(); ++lex) {
+  const double sum = ordered_sum(g.local_volume(), [&](std::int64_t lex) {
     int x[4];
     g.local_coords(lex, x);
-    for (int mu = 0; mu < 4; ++mu) v[0] += trace(u.at(x, mu)).re / 3.0;
-  }
+    double t = 0;
+    for (int mu = 0; mu < 4; ++mu) t += trace(u.at(x, mu)).re / 3.0;
+    return t;
+  });
+  double v[2] = {sum, static_cast<double>(g.local_volume())};
   if (comm) comm->sum(v, 2);
   return v[0] / (4.0 * v[1]);
 }

@@ -83,7 +83,7 @@ double unitarity_deviation(const SU3<double>& u);
 // Average over sites and the 6 planes of Re tr P_{mu nu}(x) / 3 (needs the forward halo); with a
 // communicator, over the global lattice (collective), else over the local block.
 double plaquette(const HostGauge& u, Communicator* comm = nullptr);
-// Average over sites and directions of Re tr U_mu(x) / 3.
+// Average over sites and directions of Re tr U_mu(x) / 3 (the sites added in ordered_sum's fixed blocks).
 double link_trace(const HostGauge& u, Communicator* comm = nullptr);
 
 // The precision-specific device copy.

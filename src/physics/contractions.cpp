@@ -120,10 +120,13 @@ const MesonChannel* find_meson_channel(const std::string& name) {
   return nullptr;
 }
 
-namespace {
+void check_source_site(const Extents& gl, const std::array<int, 4>& source_site) {
+  for (int mu = 0; mu < 4; ++mu)
+    if (source_site[mu] < 0 || source_site[mu] >= gl[mu])
+      throw std::invalid_argument("meson_correlators: source site outside the lattice");
+}
 
-// The requested channels (every known one when none is named).
-std::vector<const MesonChannel*> select_channels(const std::vector<std::string>& channels) {
+std::vector<const MesonChannel*> select_meson_channels(const std::vector<std::string>& channels) {
   std::vector<const MesonChannel*> chans;
   if (channels.empty()) {
     for (const MesonChannel& c : meson_channels()) chans.push_back(&c);
@@ -136,6 +139,23 @@ std::vector<const MesonChannel*> select_channels(const std::vector<std::string>&
   }
   return chans;
 }
+
+// phase[(m * 3 + d) * lmax + k] = exp(-2 pi i ((n_d k) mod L_d) / L_d), k = (x_d - x0_d) mod L_d.
+PhaseTable phase_table(const Extents& gl, const std::vector<std::array<int, 3>>& momenta) {
+  PhaseTable t;
+  t.lmax = std::max(gl[0], std::max(gl[1], gl[2]));
+  const int nmom = static_cast<int>(momenta.size());
+  t.phase.resize(static_cast<std::size_t>(nmom) * 3 * t.lmax);
+  for (int m = 0; m < nmom; ++m)
+    for (int d = 0; d < 3; ++d)
+      for (int k = 0; k < gl[d]; ++k) {
+        const double angle = kTwoPi * mod(std::int64_t(momenta[m][d]) * k, gl[d]) / gl[d];
+        t.phase[(static_cast<std::size_t>(m) * 3 + d) * t.lmax + k] = Cd(std::cos(angle), -std::sin(angle));
+      }
+  return t;
+}
+
+namespace {
 
 // The (sink, source) pairs of the channels in sparse form: those of channel k are [first[k], first[k + 1]).
 struct PairTable {
@@ -150,26 +170,6 @@ PairTable pair_table(const std::vector<const MesonChannel*>& chans) {
     for (const auto& [snk, src] : c->pairs) t.pairs.push_back({snk.column, src.column, snk.phase, src.phase});
   }
   t.first.push_back(static_cast<int>(t.pairs.size()));
-  return t;
-}
-
-// phase[(m * 3 + d) * lmax + k] = exp(-2 pi i ((n_d k) mod L_d) / L_d), k = (x_d - x0_d) mod L_d.
-struct PhaseTable {
-  int lmax = 0;
-  std::vector<Cd> phase;
-};
-
-PhaseTable phase_table(const Extents& gl, const std::vector<std::array<int, 3>>& momenta) {
-  PhaseTable t;
-  t.lmax = std::max(gl[0], std::max(gl[1], gl[2]));
-  const int nmom = static_cast<int>(momenta.size());
-  t.phase.resize(static_cast<std::size_t>(nmom) * 3 * t.lmax);
-  for (int m = 0; m < nmom; ++m)
-    for (int d = 0; d < 3; ++d)
-      for (int k = 0; k < gl[d]; ++k) {
-        const double angle = kTwoPi * mod(std::int64_t(momenta[m][d]) * k, gl[d]) / gl[d];
-        t.phase[(static_cast<std::size_t>(m) * 3 + d) * t.lmax + k] = Cd(std::cos(angle), -std::sin(angle));
-      }
   return t;
 }
 
@@ -227,21 +227,27 @@ std::vector<Correlator> meson_correlators(const Geometry& g, const Propagator& s
                                           const std::vector<std::string>& channels,
                                           const std::vector<std::array<int, 3>>& momenta, Communicator* comm) {
   const Extents& gl = g.global();
-  const Extents& lo = g.local();
-  const Extents& org = g.origin();
-  for (int mu = 0; mu < 4; ++mu)
-    if (source_site[mu] < 0 || source_site[mu] >= gl[mu])
-      throw std::invalid_argument("meson_correlators: source site outside the lattice");
+  check_source_site(gl, source_site);
   const std::size_t col_size = static_cast<std::size_t>(g.local_volume()) * 12;
   for (const auto& col : s.columns)
     if (col.size() != col_size) throw std::invalid_argument("meson_correlators: propagator column of the wrong size");
 
-  const std::vector<const MesonChannel*> chans = select_channels(channels);
+  const std::vector<const MesonChannel*> chans = select_meson_channels(channels);
   const int nch = static_cast<int>(chans.size());
   const int nmom = static_cast<int>(momenta.size());
-  const int lt_global = gl[3];
   const std::vector<Cd> partial = plane_sums(g, s, source_site, pair_table(chans), nch, phase_table(gl, momenta), nmom);
+  return correlators_from_planes(g, source_site, chans, momenta, partial, comm);
+}
 
+std::vector<Correlator> correlators_from_planes(const Geometry& g, const std::array<int, 4>& source_site,
+                                                const std::vector<const MesonChannel*>& chans,
+                                                const std::vector<std::array<int, 3>>& momenta,
+                                                const std::vector<std::complex<double>>& partial, Communicator* comm) {
+  const Extents& lo = g.local();
+  const Extents& org = g.origin();
+  const int nch = static_cast<int>(chans.size());
+  const int nmom = static_cast<int>(momenta.size());
+  const int lt_global = g.global()[3];
   // Planes in a fixed order into [channel][momentum][t]; zeros for the timeslices other ranks hold.
   const int nplanes = lo[3] * lo[2];
   const std::size_t stride = static_cast<std::size_t>(nch) * nmom;

@@ -90,6 +90,24 @@ std::vector<Correlator> meson_correlators(const Geometry& g, const Propagator& s
                                           const std::vector<std::string>& channels,
                                           const std::vector<std::array<int, 3>>& momenta, Communicator* comm);
 
+// The pieces of meson_correlators that the device contraction (src/physics/contraction_device.hpp) shares:
+//   check_source_site       throws std::invalid_argument for a source site outside the lattice
+//   select_meson_channels   the channels named (all of meson_channels() for none); std::invalid_argument if unknown
+//   phase_table             phase[(m * 3 + d) * lmax + k] = exp(-2 pi i ((n_d k) mod L_d) / L_d), lmax = max L_d
+//   correlators_from_planes the local (t, z) planes' sums partial[plane][channel][momentum] (plane = z + Lz t, local)
+//                           added in plane order per timeslice, summed over comm (collective), as Correlators
+void check_source_site(const Extents& global, const std::array<int, 4>& source_site);
+std::vector<const MesonChannel*> select_meson_channels(const std::vector<std::string>& channels);
+struct PhaseTable {
+  int lmax = 0;
+  std::vector<std::complex<double>> phase;
+};
+PhaseTable phase_table(const Extents& global, const std::vector<std::array<int, 3>>& momenta);
+std::vector<Correlator> correlators_from_planes(const Geometry& g, const std::array<int, 4>& source_site,
+                                                const std::vector<const MesonChannel*>& chans,
+                                                const std::vector<std::array<int, 3>>& momenta,
+                                                const std::vector<std::complex<double>>& partial, Communicator* comm);
+
 // Effective mass of a real correlator c[t], t = 0..Lt-1 (Lt = c.size()), of time parity s = +1 or -1 on a periodic
 // lattice: m(t), t = 0..Lt-2, is the positive root of c(t)/c(t+1) = f(m,t)/f(m,t+1), f(m,t) = exp(-m t) +
 // s exp(-m (Lt - t)), to a relative 1e-12 or better. The result has Lt entries; entry Lt-1 is NaN, and so is every

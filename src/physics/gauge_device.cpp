@@ -1,16 +1,90 @@
 // gauge_device.cpp: the random gauge field generated on the device (see gauge_device.hpp).
 // Flops per link: 5 Philox draws (10 rounds) and 10 Box-Muller pairs, Gram-Schmidt (~ 600 in all, counted as 600);
-// minimum bytes: the links written once (double).
+// minimum bytes: the links written once (double). Observables per site: 6 plaquettes of 3 SU(3) products (198 flops
+// each) and their traces, 4 link traces; bytes: the 4 links of the site read (the neighbours' come from cache) and
+// the two per-site terms written and read back by the block sums.
 #include "src/physics/gauge_device.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <vector>
 
 #include "kernels/gauge_generate.hpp"
+#include "kernels/gauge_observables.hpp"
 #include "kernels/launch.hpp"
+#include "src/lattice/fields.hpp"
+#include "src/lattice/ordered_sum.hpp"
 
 namespace emprism {
 
-HostGauge make_random_gauge_on_device(MetricsRegistry& metrics, const Geometry& g, std::uint64_t seed, double width) {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The sum of the per-site terms in ordered_sum's blocks, the block totals added in order on the host.
+double ordered_device_sum(const Buffer<double>& terms, Buffer<double>& blocks, std::int64_t n) {
+  run_kernel(static_cast<std::int64_t>(blocks.size()),
+             OrderedBlockSums{terms.data(), blocks.data(), n, static_cast<int>(kOrderedSumBlock)});
+  std::vector<double> host(blocks.size());
+  if (!host.empty()) blocks.copy_to_host(host.data());
+  double sum = 0;
+  for (double b : host) sum += b;
+  return sum;
+}
+
+GaugeObservables observables(MetricsRegistry& metrics, const Geometry& g, const SU3<double>* ext, Communicator* comm) {
+  const std::int64_t vol = g.local_volume();
+  Buffer<double> plaq(static_cast<std::size_t>(vol)), trace(static_cast<std::size_t>(vol));
+  Buffer<double> blocks(static_cast<std::size_t>((vol + kOrderedSumBlock - 1) / kOrderedSumBlock));
+  GaugeObservableSites f{};
+  for (int k = 0; k < 4; ++k) {
+    f.l[k] = g.local()[k];
+    f.u.e[k] = g.local()[k] + 2;
+  }
+  f.u.u = ext;
+  f.plaq = plaq.data();
+  f.link_tr = trace.data();
+  const double n = static_cast<double>(vol);
+  const int t = metrics.start_timing(backend::compute_stream());
+  run_kernel(vol, f);
+  double p[2] = {ordered_device_sum(plaq, blocks, vol), n};
+  double l[2] = {ordered_device_sum(trace, blocks, vol), n};
+  metrics.stop_timing(t, backend::compute_stream(), "setup_gauge_observables", n * (6 * (3 * 198 + 2) + 4 * 2),
+                      n * (4 * sizeof(SU3<double>) + 4 * sizeof(double)));
+  if (comm) {
+    comm->sum(p, 2);
+    comm->sum(l, 2);
+  }
+  return {p[0] / (6.0 * p[1]), l[0] / (4.0 * l[1])};
+}
+
+// dev to host through a pinned staging buffer of at most 64 MiB, each chunk copied on by the OpenMP threads.
+void download_pinned(const Buffer<SU3<double>>& dev, SU3<double>* host) {
+  const std::size_t total = dev.bytes(), chunk = std::min<std::size_t>(total, std::size_t{64} << 20);
+  if (total == 0) return;
+  void* stage = backend::host_alloc_pinned(chunk);
+  const char* src = reinterpret_cast<const char*>(dev.data());
+  char* dst = reinterpret_cast<char*>(host);
+  for (std::size_t off = 0; off < total; off += chunk) {
+    const std::size_t n = std::min(chunk, total - off);
+    backend::copy_to_host(stage, src + off, n);
+    const std::int64_t pieces = static_cast<std::int64_t>((n + 4095) / 4096);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t k = 0; k < pieces; ++k) {
+      const std::size_t a = static_cast<std::size_t>(k) * 4096, b = std::min(n, a + 4096);
+      std::memcpy(dst + off + a, static_cast<const char*>(stage) + a, b - a);
+    }
+  }
+  backend::host_free_pinned(stage);
+}
+
+}  // namespace
+
+HostGauge make_random_gauge_on_device(MetricsRegistry& metrics, const Geometry& g, std::uint64_t seed, double width,
+                                      Communicator* comm, GaugeObservables* obs) {
   HostGauge u(g, HostGauge::Uninitialised{});  // every link, halo included, is copied from the device
   HostGauge::Storage& host = u.storage();
   Buffer<SU3<double>> dev(host.size());
@@ -26,10 +100,14 @@ HostGauge make_random_gauge_on_device(MetricsRegistry& metrics, const Geometry& 
   const double links = static_cast<double>(host.size());
   launch(metrics, {"setup_random_gauge", 600 * links, links * sizeof(SU3<double>)},
          static_cast<std::int64_t>(host.size() / 4), f);
+  if (obs) *obs = observables(metrics, g, dev.data(), comm);
   const auto t0 = std::chrono::steady_clock::now();
-  dev.copy_to_host(host.data());
-  metrics.record("setup_gauge_download", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-                 0, links * sizeof(SU3<double>));
+  if (backend::device_is_host()) {
+    dev.copy_to_host(host.data());
+  } else {
+    download_pinned(dev, host.data());
+  }
+  metrics.record("setup_gauge_download", seconds_since(t0), 0, links * sizeof(SU3<double>));
   return u;
 }
 

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "comm/host_halo.hpp"
+#include "kernels/quark_smearing.hpp"
 #include "src/lattice/ordered_sum.hpp"
 
 namespace emprism {
@@ -22,8 +23,8 @@ namespace {
 using C = Complex<double>;
 using M3 = SU3<double>;
 
-constexpr int kLinkTag = 700;   // links: 700 + mu (to bwd), 710 + mu (to fwd) (comm/host_halo.hpp)
-constexpr int kFieldTag = 720;  // field: 720 + mu (to bwd), 730 + mu (to fwd)
+constexpr int kLinkTag = 700;  // links: 700 + mu (to bwd), 710 + mu (to fwd) (comm/host_halo.hpp)
+constexpr int kFieldTag = kSmearingFieldTag;
 
 M3 zero_m3() {
   M3 r;
@@ -293,31 +294,24 @@ void SourceSmearer::smear_links_once() {
 
 void SourceSmearer::quark_step(const std::vector<Spinor<double>>& psi, const std::vector<Spinor<double>>& psi0,
                                std::vector<Spinor<double>>& out) const {
-  const bool wuppertal = cfg_.kind == QuarkSmearingKind::Wuppertal;
-  const C weight{cfg_.weight, 0.0};
-  const C norm{1.0 / (1.0 + 6.0 * cfg_.weight), 0.0};
+  const QuarkSmearStep f = step_functor(psi.data(), psi0.data(), out.data());
   const std::int64_t n = geom_.slice_volume();
 #pragma omp parallel for schedule(static)
-  for (std::int64_t k = 0; k < n; ++k) {
-    int x[3];
-    geom_.slice_coords(k, x);
-    // H psi(x) = sum_i V_i(x) psi(x+i) + V_i(x-i)^dag psi(x-i)
-    Spinor<double> h = zero_spinor<double>();
-    for (int i = 0; i < 3; ++i) {
-      int xp[3] = {x[0], x[1], x[2]}, xm[3] = {x[0], x[1], x[2]};
-      ++xp[i];
-      --xm[i];
-      const M3& uf = link(x, i);
-      const M3& ub = link(xm, i);
-      const Spinor<double>& pf = psi[site(xp)];
-      const Spinor<double>& pb = psi[site(xm)];
-      for (int s = 0; s < 4; ++s) h.s[s] = h.s[s] + uf * pf.s[s] + adj_mul(ub, pb.s[s]);
-    }
-    const std::size_t sx = site(x);
-    Spinor<double>& o = out[sx];
-    for (int s = 0; s < 4; ++s)
-      o.s[s] = wuppertal ? norm * (psi[sx].s[s] + weight * h.s[s]) : psi0[sx].s[s] + weight * h.s[s];
-  }
+  for (std::int64_t k = 0; k < n; ++k) f(static_cast<int>(k));
+}
+
+QuarkSmearStep SourceSmearer::step_functor(const Spinor<double>* psi, const Spinor<double>* psi0, Spinor<double>* out,
+                                           const SU3<double>* links) const {
+  QuarkSmearStep f;
+  f.box = SliceBoxArg{{local_[0], local_[1], local_[2]}};
+  f.links = links ? links : links_.data();
+  f.psi = psi;
+  f.psi0 = psi0;
+  f.out = out;
+  f.wuppertal = cfg_.kind == QuarkSmearingKind::Wuppertal ? 1 : 0;
+  f.weight = {cfg_.weight, 0.0};
+  f.norm = {1.0 / (1.0 + 6.0 * cfg_.weight), 0.0};
+  return f;
 }
 
 void SourceSmearer::apply(std::vector<std::complex<double>>& field) const {

@@ -25,6 +25,7 @@
 
 #include "comm/communicator.hpp"
 #include "comm/process_grid.hpp"
+#include "kernels/quark_smearing.hpp"
 #include "kernels/spinor.hpp"
 #include "kernels/su3.hpp"
 #include "src/lattice/gauge.hpp"
@@ -61,6 +62,8 @@ constexpr double kLinkSmearingFlopsPerSite = 3 * 4 * 2 * 198 + 3 * 4 * 18 + 3 * 
 constexpr double kLinkSmearingBytesPerSite = 2 * 3 * 144;
 constexpr double kQuarkSmearingFlopsPerSite = 4 * (6 * 66 + 5 * 6 + 18);
 constexpr double kQuarkSmearingBytesPerSite = 2 * 192 + 3 * 144;
+// MPI tags of the field's halo exchange (comm/host_halo.hpp): 720 + mu (to bwd), 730 + mu (to fwd).
+constexpr int kSmearingFieldTag = 720;
 
 class SourceSmearer {
  public:
@@ -88,6 +91,14 @@ class SourceSmearer {
   // Smeared link V_i(x) at LOCAL spatial coordinates x of timeslice t0, -1 <= x[k] <= local[k] (the halo
   // included), i = 0, 1, 2. Only where holds_timeslice().
   const SU3<double>& link(const int x[3], int i) const { return links_[site(x) * 3 + static_cast<std::size_t>(i)]; }
+  // For the device smearing (src/physics/smearing_device.hpp): the parameters, the smeared links of the slice box
+  // (halo filled; empty where the block does not hold t0), the process grid (nullptr: periodic wrap) and the step
+  // functor on the given box arrays (links: nullptr for this object's host links).
+  const SmearingParams& params() const { return cfg_; }
+  const std::vector<SU3<double>>& links() const { return links_; }
+  const ProcessGrid* grid() const { return has_grid_ ? &grid_ : nullptr; }
+  QuarkSmearStep step_functor(const Spinor<double>* psi, const Spinor<double>* psi0, Spinor<double>* out,
+                              const SU3<double>* links = nullptr) const;
 
  private:
   std::size_t site(const int x[3]) const { return box_.index(x); }

@@ -264,6 +264,7 @@ std::optional<CompleteSolve> CheckpointStore::resumed(const std::string& name) c
 void CheckpointStore::mark_complete(const std::string& name) {
   require_open("mark a solve complete");
   file_->flush(true);  // the solve's data on the disk first: a write error stops here, before the flag
+  file_->verify_stored("/solves/" + name);  // and its sizes re-read: every dataset holds its whole extent
   write_complete_flag(*file_, name);
   file_->flush(true);
   ++complete_;

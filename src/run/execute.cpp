@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <optional>
 #include <thread>
 
 #include "comm/collectives.hpp"
@@ -191,10 +192,11 @@ class SetupClock {
 // The field of gauge.source, then [generate]'s configurations; the summary is of the field solved on.
 HostGauge gauge_field(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
                       MetricsRegistry& metrics, SetupClock& setup, GaugeSummary& summary) {
-  HostGauge gauge = make_gauge(cfg, geom, grid, comm, metrics, &summary.origin);
+  std::optional<GaugeObservables> observed;  // computed where the field was made (a random field, on the device)
+  HostGauge gauge = make_gauge(cfg, geom, grid, comm, metrics, &summary.origin, &observed);
   setup.step("gauge");
-  summary.plaquette = plaquette(gauge, &comm);
-  summary.link_trace = link_trace(gauge, &comm);
+  summary.plaquette = observed ? observed->plaquette : plaquette(gauge, &comm);
+  summary.link_trace = observed ? observed->link_trace : link_trace(gauge, &comm);
   spdlog::info("gauge field: {}, plaquette {:.12f}, link trace {:.12f}", gauge_description(cfg), summary.plaquette,
                summary.link_trace);
   setup.step("observables");

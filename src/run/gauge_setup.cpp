@@ -63,11 +63,15 @@ std::string gauge_description(const Config& cfg) {
 }
 
 HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
-                     MetricsRegistry& metrics, GaugeOrigin* origin) {
+                     MetricsRegistry& metrics, GaugeOrigin* origin, std::optional<GaugeObservables>* observed) {
   const GaugeConfig& g = cfg.gauge;
   switch (g.source) {
-    case GaugeSource::Random:  // halo included (each halo link generated where it lives)
-      return make_random_gauge_on_device(metrics, geom, g.seed, g.width);
+    case GaugeSource::Random: {  // halo included (each halo link generated where it lives)
+      GaugeObservables obs;
+      HostGauge u = make_random_gauge_on_device(metrics, geom, g.seed, g.width, &comm, observed ? &obs : nullptr);
+      if (observed) *observed = obs;
+      return u;
+    }
     case GaugeSource::File: {
       HostGauge u(geom);
       io::GaugeFileInfo info;

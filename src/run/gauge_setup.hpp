@@ -4,12 +4,14 @@
 // Who may call: every rank (collective over the process grid: halo exchanges, reductions, distributed file I/O).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "comm/communicator.hpp"
 #include "comm/process_grid.hpp"
 #include "kernels/metrics.hpp"
 #include "src/lattice/gauge.hpp"
+#include "src/physics/gauge_device.hpp"
 #include "src/run/config.hpp"
 
 namespace emprism::run {
@@ -23,9 +25,11 @@ struct GaugeOrigin {
 
 // This rank's block of the gauge field, halo filled (collective); `origin` (optional) says where it came from. The
 // heatbath logs each sweep as it ends (sweep k of n, plaquette, seconds per sweep, ETA). Random fields are generated
-// on the device (timed in metrics).
+// on the device (timed in metrics), with their plaquette and link trace: `observed` (optional) receives those where
+// the field was made with them (random fields; left empty otherwise).
 HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
-                     MetricsRegistry& metrics, GaugeOrigin* origin = nullptr);
+                     MetricsRegistry& metrics, GaugeOrigin* origin = nullptr,
+                     std::optional<GaugeObservables>* observed = nullptr);
 
 // "random (width 0.5, seed 3)", "file conf.lime", "heatbath (beta 6, 200 sweeps, ...)", "unit": for the log.
 std::string gauge_description(const Config& cfg);

@@ -61,8 +61,13 @@ MemoryNeed memory_need(const Config& cfg, std::int64_t local_volume) {
   const double v = static_cast<double>(local_volume);
   const double gauge = 4 * 18 * 8 * v * 1.25, clover = 2 * 72 * 8 * v, spinors = 3 * 24 * 8 * v;
   double task = 0;
-  for (const auto& t : make_tasks(cfg)) task = std::max(task, t->host_bytes(local_volume));
+  double task_device = 0;
+  for (const auto& t : make_tasks(cfg)) {
+    task = std::max(task, t->host_bytes(local_volume));
+    task_device = std::max(task_device, t->device_bytes(local_volume));
+  }
   need.host = gauge + clover + spinors + task;
+  need.device += task_device;
   return need;
 }
 

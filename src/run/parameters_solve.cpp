@@ -179,6 +179,14 @@ std::string all_channels() {
   return out + "]";
 }
 
+// n and q are one lattice momentum when n_i = q_i modulo L_i in each spatial direction (exp(2 pi i n x / L) is
+// periodic in n with period L).
+bool same_momentum_on(const std::array<int, 3>& l, const std::array<int, 3>& n, const std::array<int, 3>& q) {
+  for (std::size_t i = 0; i < 3; ++i)
+    if (l[i] > 0 ? (n[i] - q[i]) % l[i] != 0 : n[i] != q[i]) return false;
+  return true;
+}
+
 void declare_channels_momenta(std::vector<Param>& out) {
   Param p;
   p.table = "solve", p.key = "channels", p.kinds = kProp, p.type = "array of strings", p.def = all_channels();
@@ -217,7 +225,7 @@ void declare_channels_momenta(std::vector<Param>& out) {
 
   p = Param{};
   p.table = "solve", p.key = "momenta", p.kinds = kProp, p.type = "array of [nx, ny, nz] integer triples";
-  p.def = "[]", p.rule = "distinct";
+  p.def = "[]", p.rule = "distinct modulo (Lx, Ly, Lz): n and n + L are one momentum";
   p.doc = "Spatial momenta (units of 2 pi / L) besides zero momentum, which is always computed.";
   p.example = "[[1, 0, 0], [0, 1, 1]]", p.physics = always;
   p.read = [](const io::InputValue& v, Target& t) {
@@ -228,8 +236,12 @@ void declare_channels_momenta(std::vector<Param>& out) {
       for (std::size_t k = 0; k < 3; ++k) n[k] = triple[k].int_in(-1000000, 1000000);
       if (n == std::array<int, 3>{0, 0, 0}) continue;  // always computed
       if (std::find(momenta.begin(), momenta.end(), n) != momenta.end())
-        m.fail("momentum [" + std::to_string(n[0]) + ", " + std::to_string(n[1]) + ", " + std::to_string(n[2]) +
-               "] is listed twice");
+        m.fail("momentum " + str(n) + " is listed twice");
+      const std::array<int, 3> l{t.cfg.lattice.extents[0], t.cfg.lattice.extents[1], t.cfg.lattice.extents[2]};
+      for (const std::array<int, 3>& q : momenta)
+        if (same_momentum_on(l, n, q))
+          m.fail("momentum " + str(n) + " is the momentum " + str(q) + " on this lattice (n = n' mod (Lx, Ly, Lz) = " +
+                 str(l) + ")" + (q == std::array<int, 3>{0, 0, 0} ? ", which is always computed" : ""));
       momenta.push_back(n);
     }
     solve(t).momenta = momenta;

@@ -1,16 +1,17 @@
 // propagator_task.cpp: the task of a [[solve]] of type propagator: the 12 spin-colour columns of the (smeared)
 // point source, each solved like a point solve, then the meson correlators with their effective masses and the PCAC
 // mass; the propagator (/solves/<name>) and its correlators (/correlators/<name>) are written together.
-// Host time of the link smearing, the quark smearing and the contractions goes to the metrics registry
-// (host_link_smearing, host_quark_smearing, host_meson_contractions: time, counted flops, minimum bytes).
+// The point source, its quark smearing, the solves and the contractions run on the device: the 12 columns stay there
+// (src/physics/contraction_device.hpp) and only the correlators come back, the columns too when output.fields.
+// The link smearing of the source's timeslice is host code (row host_link_smearing: time, counted flops, minimum
+// bytes); the device rows are point_source, quark_smearing, meson_contractions, meson_planes, propagator_download.
 #include <spdlog/spdlog.h>
 
 #include <chrono>
 
-#include "src/physics/contractions.hpp"
-#include "src/physics/propagator.hpp"
+#include "src/physics/contraction_device.hpp"
 #include "src/physics/smearing.hpp"
-#include "src/physics/sources.hpp"
+#include "src/physics/smearing_device.hpp"
 #include "src/run/parameters.hpp"
 #include "src/run/progress.hpp"
 #include "src/run/schema.hpp"
@@ -38,18 +39,15 @@ std::vector<double> real_parts(const std::vector<std::complex<double>>& values) 
 }
 
 // The meson correlators of a propagator with their effective masses and the PCAC mass (collective).
-CorrelatorRecord correlator_record(const SolveConfig& sc, const TaskContext& ctx, const Propagator& prop) {
+CorrelatorRecord correlator_record(const SolveConfig& sc, const TaskContext& ctx, const DevicePropagator& prop) {
   CorrelatorRecord rec;
   rec.name = sc.name;
   rec.source_site = sc.site;
   rec.channels = sc.channels;
   rec.momenta = sc.momenta;
   rec.convention = kConvention;
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<Correlator> corr = meson_correlators(ctx.geom, prop, sc.site, sc.channels, sc.momenta, &ctx.comm);
-  const ContractionCost cost =
-      contraction_cost(ctx.geom.local_volume(), sc.channels, static_cast<int>(sc.momenta.size()));
-  ctx.metrics.record("host_meson_contractions", seconds_since(t0), cost.flops, cost.bytes);
+  const std::vector<Correlator> corr =
+      meson_correlators_device(ctx.metrics, ctx.geom, prop, sc.site, sc.channels, sc.momenta, &ctx.comm);
   const Correlator* pion = nullptr;
   const Correlator* axial = nullptr;
   for (const Correlator& c : corr) {
@@ -74,15 +72,18 @@ class PropagatorTask final : public Task {
  public:
   using Task::Task;
   double host_bytes(std::int64_t local_volume) const override {
-    return 12.0 * 12.0 * 16.0 * static_cast<double>(local_volume);  // 12 columns, double
+    return 12.0 * 12.0 * 16.0 * static_cast<double>(local_volume);  // 12 columns, double (output.fields)
+  }
+  double device_bytes(std::int64_t local_volume) const override {
+    return (13.0 * 12.0 * 16.0 + 7.0 * 16.0) * static_cast<double>(local_volume);  // 12 columns, source, traces
   }
   bool execute(TaskContext& ctx) const override;
 
  private:
   void log_start(const CgParams& cp, const SourceSmearer& smearer) const;
   // Column k of the propagator into prop and rec; true when it converged.
-  bool solve_column(TaskContext& ctx, const SourceSmearer& smearer, int k, CgParams cp, Propagator& prop,
-                    PropagatorRecord& rec) const;
+  bool solve_column(TaskContext& ctx, const SourceSmearing& smearing, int k, CgParams cp, SpinorField<double>& source,
+                    DevicePropagator& prop, PropagatorRecord& rec) const;
   void log_end(const CorrelatorRecord& corr, bool all, double seconds) const;
 };
 
@@ -102,28 +103,20 @@ void PropagatorTask::log_start(const CgParams& cp, const SourceSmearer& smearer)
       sc.smearing.link_steps, sc.smearing.link_weight, smearer.spatial_plaquette(), sc.site[3]);
 }
 
-bool PropagatorTask::solve_column(TaskContext& ctx, const SourceSmearer& smearer, int k, CgParams cp, Propagator& prop,
-                                  PropagatorRecord& rec) const {
+bool PropagatorTask::solve_column(TaskContext& ctx, const SourceSmearing& smearing, int k, CgParams cp,
+                                  SpinorField<double>& source, DevicePropagator& prop, PropagatorRecord& rec) const {
   const SolveConfig& sc = solve_;
   auto t = std::chrono::steady_clock::now();
-  SourceParams column;
-  column.site = sc.site;
-  column.spin = k / 3;
-  column.colour = k % 3;
-  std::vector<std::complex<double>> source = make_source(ctx.geom, column, ctx.dirac.theta);
-  if (sc.smearing.kind != QuarkSmearingKind::None) {
-    const auto t0 = std::chrono::steady_clock::now();
-    smearer.apply(source);
-    const double steps = sc.smearing.steps, slice = static_cast<double>(smearer.slice_sites());
-    ctx.metrics.record("host_quark_smearing", seconds_since(t0), steps * slice * kQuarkSmearingFlopsPerSite,
-                       steps * slice * kQuarkSmearingBytesPerSite);
-  }
+  const int spin = k / 3, colour = k % 3;
+  make_point_source_device(ctx.metrics, ctx.geom, sc.site, spin, colour, source);
+  smearing.apply(source);
+  backend::synchronize();  // the source's time is not the solve's
   cp.progress = [&](int it, double rel, double secs) {
     spdlog::info("solve '{}' column {} of 12 (spin {}, colour {}): iteration {:6d}  residual {:.3e}  {}", sc.name,
-                 k + 1, column.spin, column.colour, it, rel, cg_progress_text(it, rel, secs, cp.tol));
+                 k + 1, spin, colour, it, rel, cg_progress_text(it, rel, secs, cp.tol));
   };
   add_time(ctx, &PhaseTimes::sources, t);
-  const CgResult r = ctx.solver.solve(source, cp, &prop.columns[k]);
+  const CgResult r = ctx.solver.solve_device(source, cp, prop.column(k));
   add_time(ctx, &PhaseTimes::solves, t);
   rec.residual_history[k] = r.history;
   rec.iterations[k] = r.iterations;
@@ -135,12 +128,12 @@ bool PropagatorTask::solve_column(TaskContext& ctx, const SourceSmearer& smearer
     spdlog::info(
         "solve '{}' column {} of 12 (spin {}, colour {}): converged in {} iterations, true residual {:.3e}, "
         "{:.3f} s",
-        sc.name, k + 1, column.spin, column.colour, r.iterations, r.true_residual, r.seconds);
+        sc.name, k + 1, spin, colour, r.iterations, r.true_residual, r.seconds);
   } else {
     spdlog::warn(
         "solve '{}' column {} of 12 (spin {}, colour {}): NOT converged after {} iterations: true residual {:.3e} > "
         "tol {:.1e}",
-        sc.name, k + 1, column.spin, column.colour, r.iterations, r.true_residual, cp.tol);
+        sc.name, k + 1, spin, colour, r.iterations, r.true_residual, cp.tol);
   }
   return r.converged;
 }
@@ -162,6 +155,7 @@ bool PropagatorTask::execute(TaskContext& ctx) const {
   const auto t_start = std::chrono::steady_clock::now();
   auto t = t_start;
   const SourceSmearer smearer(ctx.gauge, sc.site[3], sc.smearing, &ctx.grid, &ctx.comm);
+  const SourceSmearing smearing(ctx.metrics, smearer, ctx.geom);
   if (sc.smearing.link_kind != LinkSmearingKind::None) {
     const double steps = sc.smearing.link_steps, slice = static_cast<double>(smearer.slice_sites());
     ctx.metrics.record("host_link_smearing", seconds_since(t_start), steps * slice * kLinkSmearingFlopsPerSite,
@@ -176,11 +170,12 @@ bool PropagatorTask::execute(TaskContext& ctx) const {
   const CgParams cp = cg_params(ctx.cfg, sc);
   add_time(ctx, &PhaseTimes::sources, t);
   log_start(cp, smearer);
-  Propagator prop;
+  DevicePropagator prop(ctx.geom);
+  SpinorField<double> source(ctx.geom);
   bool all = true;
   const auto t_columns = std::chrono::steady_clock::now();
   for (int k = 0; k < 12; ++k) {
-    all = solve_column(ctx, smearer, k, cp, prop, rec) && all;
+    all = solve_column(ctx, smearing, k, cp, source, prop, rec) && all;
     const double elapsed = seconds_since(t_columns);
     spdlog::info("solve '{}': column {} of 12 done, {} so far, {}", sc.name, k + 1, duration_text(elapsed),
                  eta_text(elapsed, k + 1, 12));
@@ -188,7 +183,11 @@ bool PropagatorTask::execute(TaskContext& ctx) const {
   t = std::chrono::steady_clock::now();
   const CorrelatorRecord corr = correlator_record(sc, ctx, prop);
   add_time(ctx, &PhaseTimes::contractions, t);
-  rec.columns = &prop.columns;
+  Propagator host;
+  if (rec.write_fields) {
+    host = prop.download(ctx.metrics);
+    rec.columns = &host.columns;
+  }
   write_propagator(ctx.file, rec, BlockLayout{ctx.geom.global(), ctx.geom.local(), ctx.geom.origin()});
   write_correlators(ctx.file, corr);
   add_time(ctx, &PhaseTimes::io, t);

@@ -9,6 +9,7 @@
 #include "comm/halo_policy.hpp"
 #include "kernels/errors.hpp"
 #include "src/lattice/field_io.hpp"
+#include "src/physics/blas.hpp"
 
 namespace emprism::run {
 
@@ -38,7 +39,7 @@ template <typename Ro, typename Ri>
 class SolverOf final : public Solver {
  public:
   SolverOf(Context& ctx, const Geometry& geom, const HostGauge& gauge, const DiracParams& params)
-      : geom_(geom), outer_(ctx, geom, gauge, params) {
+      : ctx_(ctx), geom_(geom), outer_(ctx, geom, gauge, params) {
     if constexpr (!std::is_same_v<Ro, Ri>) inner_ = std::make_unique<WilsonClover<Ri>>(ctx, outer_);  // rounded
   }
 
@@ -46,14 +47,21 @@ class SolverOf final : public Solver {
                  std::vector<std::complex<double>>* solution) override {
     SpinorField<Ro> b(geom_), x(geom_);
     spinor_from_natural(geom_, source, b);
-    const CgResult r = solve_eo_cg(outer_, inner(), b, x, params);
-    if (r.nonfinite)
-      throw NonFiniteError("the CG residual is not finite (" + std::to_string(r.true_residual) + ") after " +
-                           std::to_string(r.iterations) +
-                           " iteration(s): the operator or the source holds values out of the range of the "
-                           "precision (check dirac.kappa, dirac.csw, the gauge field and the source)");
+    const CgResult r = checked(solve_eo_cg(outer_, inner(), b, x, params));
     if (solution) *solution = spinor_to_natural(geom_, x);
     return r;
+  }
+
+  CgResult solve_device(const SpinorField<double>& b, const CgParams& params, SpinorField<double>& x) override {
+    if constexpr (std::is_same_v<Ro, double>) {
+      return checked(solve_eo_cg(outer_, inner(), b, x, params));
+    } else {
+      SpinorField<Ro> bo(geom_), xo(geom_);
+      for (int p = 0; p < 2; ++p) blas::convert(ctx_, bo.parity(p), b.parity(p));
+      const CgResult r = checked(solve_eo_cg(outer_, inner(), bo, xo, params));
+      for (int p = 0; p < 2; ++p) blas::convert(ctx_, x.parity(p), xo.parity(p));
+      return r;
+    }
   }
 
   HaloStats halo(int rank) override {
@@ -72,6 +80,16 @@ class SolverOf final : public Solver {
     }
   }
 
+  static CgResult checked(CgResult r) {
+    if (r.nonfinite)
+      throw NonFiniteError("the CG residual is not finite (" + std::to_string(r.true_residual) + ") after " +
+                           std::to_string(r.iterations) +
+                           " iteration(s): the operator or the source holds values out of the range of the "
+                           "precision (check dirac.kappa, dirac.csw, the gauge field and the source)");
+    return r;
+  }
+
+  Context& ctx_;
   const Geometry& geom_;
   WilsonClover<Ro> outer_;
   std::unique_ptr<WilsonClover<Ri>> inner_;  // mixed precision only

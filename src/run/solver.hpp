@@ -35,6 +35,9 @@ class Solver {
   // Solves M x = b for b = source; `solution` (when not null) receives x. Collective.
   virtual CgResult solve(const std::vector<std::complex<double>>& source, const CgParams& params,
                          std::vector<std::complex<double>>* solution) = 0;
+  // The same with the source and the solution as double-precision fields on the device (a propagator's columns stay
+  // there): b is rounded to the outer precision, the solution comes back in double. Collective.
+  virtual CgResult solve_device(const SpinorField<double>& b, const CgParams& params, SpinorField<double>& x) = 0;
   // The halo statistics of this rank's operators (rows labelled with `rank`).
   virtual HaloStats halo(int rank) = 0;
 };

@@ -56,6 +56,8 @@ class Task {
   const SolveConfig& config() const { return solve_; }
   // Bytes of host memory per rank the task holds besides the solver (for --dry-run).
   virtual double host_bytes(std::int64_t local_volume) const = 0;
+  // Bytes of device memory per rank the task holds besides the solver (a propagator's columns).
+  virtual double device_bytes(std::int64_t) const { return 0; }
   // Runs the task and writes its groups (not marked complete); true when every solve converged. Collective.
   virtual bool execute(TaskContext& ctx) const = 0;
 

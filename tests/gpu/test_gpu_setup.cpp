@@ -103,5 +103,19 @@ TEST(GpuSetup, RandomGaugeMatchesCpu) {
   }
 }
 
+// The plaquette and link trace of the random field computed on the device against the host's plaquette() and
+// link_trace() of the host's own field (make_random_gauge): the field to 64 ulps, the sums to 1e-13.
+TEST(GpuSetup, GaugeObservablesMatchCpu) {
+  if (no_gpu()) GTEST_SKIP() << "no GPU: this build uses the " << backend::name() << " backend or sees no device";
+  const Geometry geom(kLat, kLat, {0, 0, 0, 0}, {});
+  MetricsRegistry metrics;
+  HostGauge want = make_random_gauge(geom, 11, 0.3);
+  want.fill_halo();
+  GaugeObservables obs;
+  make_random_gauge_on_device(metrics, geom, 11, 0.3, nullptr, &obs);
+  EXPECT_NEAR(obs.plaquette, plaquette(want), 1e-13);
+  EXPECT_NEAR(obs.link_trace, link_trace(want), 1e-13);
+}
+
 }  // namespace
 }  // namespace emprism::test

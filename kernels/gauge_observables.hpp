@@ -1,0 +1,59 @@
+// gauge_observables.hpp: the plaquette and the link trace of a gauge field in the host field's extended layout
+// (kernels/clover_build.hpp's ExtGaugeView: the local block with its one-site halo, halo filled), per site, and
+// the fixed-order block sums that add them as src/lattice/ordered_sum.hpp does on the host:
+//   GaugeObservableSites  thread = local natural site: plaq[lex] = sum_{mu < nu} Re tr P_mu_nu(x) / 3 (the products
+//                         in src/lattice/gauge.cpp's order), link_tr[lex] = sum_mu Re tr U_mu(x) / 3
+//   OrderedBlockSums      thread = block b: out[b] = the sum of in[b * block ... min(n, (b + 1) block) - 1] in order
+// The host adds the block totals in block order, so on the CPU backend the result has plaquette()'s and
+// link_trace()'s bits; on a GPU it agrees to rounding (contracted multiply-adds in the products).
+// Who may call: src/physics/gauge_device.cpp.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/clover_build.hpp"
+
+namespace emprism {
+
+struct GaugeObservableSites {
+  int l[4];  // local extents
+  ExtGaugeView u;
+  double* plaq;
+  double* link_tr;
+  EMPRISM_HD void operator()(int lex) const {
+    int x[4], r = lex;
+    for (int mu = 0; mu < 4; ++mu) {
+      x[mu] = r % l[mu];
+      r /= l[mu];
+    }
+    double s = 0;
+    for (int mu = 0; mu < 4; ++mu)
+      for (int nu = mu + 1; nu < 4; ++nu) {
+        int xm[4] = {x[0], x[1], x[2], x[3]}, xn[4] = {x[0], x[1], x[2], x[3]};
+        xm[mu] += 1;
+        xn[nu] += 1;
+        const SU3<double> p = u.at(x, mu) * u.at(xm, nu) * dagger(u.at(xn, mu)) * dagger(u.at(x, nu));
+        s += trace(p).re / 3.0;
+      }
+    plaq[lex] = s;
+    double t = 0;
+    for (int mu = 0; mu < 4; ++mu) t += trace(u.at(x, mu)).re / 3.0;
+    link_tr[lex] = t;
+  }
+};
+
+struct OrderedBlockSums {
+  const double* in;
+  double* out;
+  std::int64_t n;
+  int block;
+  EMPRISM_HD void operator()(int b) const {
+    double s = 0;
+    const std::int64_t begin = static_cast<std::int64_t>(b) * block;
+    const std::int64_t end = begin + block < n ? begin + block : n;
+    for (std::int64_t i = begin; i < end; ++i) s += in[i];
+    out[b] = s;
+  }
+};
+
+}  // namespace emprism
