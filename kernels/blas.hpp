@@ -69,6 +69,21 @@ struct AxpbyFunctor {
   EMPRISM_HD void operator()(int i) const { y.store(i, a * x.load(i) + b * y.load(i)); }
 };
 
+// y = a x + b y with a complex (y may alias x): CG's direction rebuilt after a reliable update.
+template <typename R>
+struct CaxpbyFunctor {
+  SpinorView<R> x, y;
+  Complex<R> a;
+  R b;
+  EMPRISM_HD void operator()(int i) const {
+    const Spinor<R> xs = x.load(i);
+    Spinor<R> ys = b * y.load(i);
+    for (int s = 0; s < 4; ++s)
+      for (int c = 0; c < 3; ++c) ys.s[s].c[c] += a * xs.s[s].c[c];
+    y.store(i, ys);
+  }
+};
+
 // y += a x, with x of precision Rx (mixed-precision correction updates).
 template <typename R, typename Rx>
 struct AxpyFunctor {

@@ -29,6 +29,13 @@ void axpby(Context& ctx, double a, const ParitySpinor<R>& x, double b, ParitySpi
          AxpbyFunctor<R>{x.view(), y.view(), R(a), R(b)});
 }
 
+// y = a x + b y, a complex
+template <typename R>
+void caxpby(Context& ctx, std::complex<double> a, const ParitySpinor<R>& x, double b, ParitySpinor<R>& y) {
+  launch(ctx.metrics, {"blas_caxpby", 120.0 * x.sites(), 3 * x.sites() * bytes_per_site<R>()}, x.sites(),
+         CaxpbyFunctor<R>{x.view(), y.view(), Complex<R>{R(a.real()), R(a.imag())}, R(b)});
+}
+
 // y += a x (x may be of another precision)
 template <typename R, typename Rx>
 void axpy(Context& ctx, double a, const ParitySpinor<Rx>& x, ParitySpinor<R>& y) {
@@ -101,6 +108,7 @@ namespace emprism::blas {
 
 template void zero<float>(Context&, ParitySpinor<float>&);
 template void axpby<float>(Context&, double, const ParitySpinor<float>&, double, ParitySpinor<float>&);
+template void caxpby<float>(Context&, std::complex<double>, const ParitySpinor<float>&, double, ParitySpinor<float>&);
 template double norm2<float>(Context&, const ParitySpinor<float>&);
 template std::complex<double> dot<float>(Context&, const ParitySpinor<float>&, const ParitySpinor<float>&);
 template double norm2<float>(Context&, const SpinorField<float>&);
@@ -109,6 +117,8 @@ template double cg_update<float>(Context&, double, const ParitySpinor<float>&, c
                                  ParitySpinor<float>&, ParitySpinor<float>&);
 template void zero<double>(Context&, ParitySpinor<double>&);
 template void axpby<double>(Context&, double, const ParitySpinor<double>&, double, ParitySpinor<double>&);
+template void caxpby<double>(Context&, std::complex<double>, const ParitySpinor<double>&, double,
+                             ParitySpinor<double>&);
 template double norm2<double>(Context&, const ParitySpinor<double>&);
 template std::complex<double> dot<double>(Context&, const ParitySpinor<double>&, const ParitySpinor<double>&);
 template double norm2<double>(Context&, const SpinorField<double>&);

@@ -21,6 +21,9 @@ void convert(Context& ctx, ParitySpinor<Rout>& y, const ParitySpinor<Rin>& x);
 // y = a x + b y
 template <typename R>
 void axpby(Context& ctx, double a, const ParitySpinor<R>& x, double b, ParitySpinor<R>& y);
+// y = a x + b y, a complex
+template <typename R>
+void caxpby(Context& ctx, std::complex<double> a, const ParitySpinor<R>& x, double b, ParitySpinor<R>& y);
 // y += a x (x may be of another precision)
 template <typename R, typename Rx>
 void axpy(Context& ctx, double a, const ParitySpinor<Rx>& x, ParitySpinor<R>& y);

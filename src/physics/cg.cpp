@@ -1,11 +1,15 @@
-// cg.cpp: even-odd CG with true-residual restarts / mixed-precision defect correction (see cg.hpp).
+// cg.cpp: even-odd CG with reliable updates, in one precision or mixed (see cg.hpp for the algorithm and its
+// guarantees). Collective: every rank runs the same sequence of reductions.
 #include "src/physics/cg.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <type_traits>
 
 #include "src/physics/blas.hpp"
 
@@ -13,52 +17,197 @@ namespace emprism {
 
 namespace {
 
-// Fields of the inner solve, allocated once per solve.
-template <typename Ri>
-struct InnerWork {
-  explicit InnerWork(const Geometry& g) : ri(g), e(g), bhat(g), rhs(g), cr(g), p(g), w(g), v(g) {}
-  SpinorField<Ri> ri, e;
-  ParitySpinor<Ri> bhat, rhs, cr, p, w, v;
+// One solve: the fields in both precisions and the state of the recursion and of the reliable updates.
+template <typename Ro, typename Ri>
+class ReliableCg {
+ public:
+  ReliableCg(WilsonClover<Ro>& outer, WilsonClover<Ri>& inner, const SpinorField<Ro>& b, SpinorField<Ro>& x,
+             const CgParams& params, CgResult& res)
+      : outer_(outer),
+        inner_(inner),
+        octx_(outer.context()),
+        ictx_(inner.context()),
+        b_(b),
+        x_(x),
+        params_(params),
+        res_(res),
+        c_(outer.geometry()),
+        r_(outer.geometry()),
+        t_(outer.geometry()),
+        full_(outer.geometry()),
+        xs_(outer.geometry()),
+        p_(outer.geometry()),
+        w_(outer.geometry()),
+        v_(outer.geometry()),
+        delta_(std::is_same_v<Ro, Ri> ? 0.0 : params.reliable_delta),
+        floor_(50 * std::numeric_limits<Ri>::epsilon()) {
+    if constexpr (!std::is_same_v<Ro, Ri>) rs_own_ = std::make_unique<ParitySpinor<Ri>>(outer.geometry());
+  }
+
+  // x = 0, then CG until one of the stops of cg.hpp; fills res (all but seconds).
+  template <typename Elapsed>
+  void run(double b2, Elapsed&& elapsed);
+
+ private:
+  ParitySpinor<Ri>& rs() {
+    if constexpr (std::is_same_v<Ro, Ri>) {
+      return r_;
+    } else {
+      return *rs_own_;
+    }
+  }
+  bool start();              // c, r = c, rs = r, p = rs; false when not finite
+  bool step(double& rr);     // one CG iteration on rs, p, xs (rr: |rs|^2 before, then after); false: stop
+  double reliable_update();  // x_o += xs, xs = 0, r = c - A x_o, returns |r|^2
+  double full_residual();    // x_e reconstructed, |b - M x| / |b|
+  void rebuild_direction(double r2, double rr_old, double rr_iter);  // rs = r, p = rs + beta p (p orthogonal to rs)
+  bool stop_on(double value);  // records a value that is not finite; true when the solve must stop
+
+  WilsonClover<Ro>& outer_;
+  WilsonClover<Ri>& inner_;
+  Context &octx_, &ictx_;
+  const SpinorField<Ro>& b_;
+  SpinorField<Ro>& x_;
+  const CgParams& params_;
+  CgResult& res_;
+  ParitySpinor<Ro> c_, r_, t_;  // c = Mhat^dag bhat, r = c - A x_o (true), t: work
+  SpinorField<Ro> full_;        // b - M x
+  ParitySpinor<Ri> xs_, p_, w_, v_;
+  std::unique_ptr<ParitySpinor<Ri>> rs_own_;  // mixed precision; else rs is r
+  const double delta_, floor_;
+  double b2_ = 0, c2_ = 0;
+  std::int64_t iteration_sums_ = 0;
 };
 
-// CG on Mhat^dag Mhat e_o = rhs (|rhs|^2 = rhs2) from e_o = 0 until |r|^2 <= target or max_iter iterations in all;
-// appends to res (iterations, history relative to rhs0, nonfinite at the first sum that is NaN or Inf).
-template <typename Ri, typename Elapsed>
-void inner_cg(WilsonClover<Ri>& inner, InnerWork<Ri>& k, double rhs2, double rhs0, double target,
-              const CgParams& params, CgResult& res, Elapsed&& elapsed) {
-  Context& ictx = inner.context();
-  blas::zero(ictx, k.e.odd);
-  blas::convert(ictx, k.cr, k.rhs);
-  blas::convert(ictx, k.p, k.rhs);
-  double rr = rhs2;
-  const std::int64_t sums_before = ictx.comm.sum_calls(), iterations_before = res.iterations;
-  while (res.iterations < params.max_iter && rr > target) {
-    // Two global sums per iteration: |Mhat p|^2, summed on the device while Mhat^dag runs (its wait is short and
-    // its MPI time overlaps the device), and |r|^2 from the fused update.
-    backend::PendingSums pap_local;
-    inner.apply_mdagm(k.w, k.v, k.p, &pap_local);
-    const double pap = blas::global_sum(ictx, pap_local);
-    if (!std::isfinite(pap)) {
-      res.nonfinite = true;
-      break;
-    }
-    if (!(pap > 0)) break;
-    const double alpha = rr / pap;
-    const double rr_new = blas::cg_update(ictx, alpha, k.p, k.w, k.e.odd, k.cr);
-    ++res.iterations;
-    if (!std::isfinite(rr_new)) {
-      res.nonfinite = true;
-      break;
-    }
-    res.history.push_back(std::sqrt(rr_new / rhs0));
-    if (params.progress && params.progress_every > 0 && res.iterations % params.progress_every == 0)
-      params.progress(res.iterations, res.history.back(), elapsed());
-    if (rr_new <= target) break;
-    blas::axpby(ictx, 1.0, k.cr, rr_new / rr, k.p);  // p = r + beta p
-    rr = rr_new;
+template <typename Ro, typename Ri>
+bool ReliableCg<Ro, Ri>::stop_on(double value) {
+  if (std::isfinite(value)) return false;
+  res_.nonfinite = true;
+  res_.true_residual = value;
+  return true;
+}
+
+template <typename Ro, typename Ri>
+bool ReliableCg<Ro, Ri>::start() {
+  blas::zero(octx_, x_.even);
+  blas::zero(octx_, x_.odd);
+  outer_.prepare_source(t_, b_);
+  outer_.apply_mhat_dag(c_, t_);
+  c2_ = blas::norm2(octx_, c_);
+  if (stop_on(c2_)) return false;
+  blas::convert(octx_, r_, c_);
+  if constexpr (!std::is_same_v<Ro, Ri>) blas::convert(ictx_, rs(), r_);
+  blas::zero(ictx_, xs_);
+  blas::convert(ictx_, p_, rs());
+  return !stop_on(blas::norm2(ictx_, rs()));  // the sloppy precision's range (e.g. fp32 overflow)
+}
+
+// w = A p, alpha = rr / p^dag A p, xs += alpha p, rs -= alpha w: exactly two global sums.
+template <typename Ro, typename Ri>
+bool ReliableCg<Ro, Ri>::step(double& rr) {
+  const std::int64_t sums_before = ictx_.comm.sum_calls();
+  // |Mhat p|^2 is summed on the device while Mhat^dag runs (its wait is short and its MPI time overlaps the device).
+  backend::PendingSums pap_local;
+  inner_.apply_mdagm(w_, v_, p_, &pap_local);
+  const double pap = blas::global_sum(ictx_, pap_local);
+  bool go_on = !stop_on(pap) && pap > 0;
+  if (go_on) {
+    rr = blas::cg_update(ictx_, rr / pap, p_, w_, xs_, rs());
+    ++res_.iterations;
+    go_on = !stop_on(rr);
   }
-  ictx.metrics.reductions().cg_iterations += res.iterations - iterations_before;
-  ictx.metrics.reductions().cg_reductions += ictx.comm.sum_calls() - sums_before;
+  iteration_sums_ += ictx_.comm.sum_calls() - sums_before;
+  return go_on;
+}
+
+template <typename Ro, typename Ri>
+double ReliableCg<Ro, Ri>::reliable_update() {
+  blas::axpy(octx_, 1.0, xs_, x_.odd);
+  blas::zero(ictx_, xs_);
+  outer_.apply_mdagm(r_, t_, x_.odd);
+  blas::axpby(octx_, 1.0, c_, -1.0, r_);
+  ++res_.reliable_updates;
+  return blas::norm2(octx_, r_);
+}
+
+template <typename Ro, typename Ri>
+double ReliableCg<Ro, Ri>::full_residual() {
+  outer_.reconstruct(x_, b_);
+  outer_.apply_m(full_, x_);
+  return std::sqrt(blas::residual(octx_, b_, full_) / b2_);
+}
+
+// After a reliable update p keeps the directions searched so far: the component along the new residual that the
+// sloppy recursion left in it is removed, then p = r + beta p with beta = |r|^2 / |r_old|^2. Where the true residual
+// is more than 10 times the iterated one (rr_iter), the recursion had left the true one behind (the precision's
+// floor): p = r, a fresh start.
+template <typename Ro, typename Ri>
+void ReliableCg<Ro, Ri>::rebuild_direction(double r2, double rr_old, double rr_iter) {
+  if constexpr (!std::is_same_v<Ro, Ri>) blas::convert(ictx_, rs(), r_);
+  if (r2 > 100 * rr_iter) {
+    blas::convert(ictx_, p_, rs());
+    return;
+  }
+  const std::complex<double> rp = blas::dot(ictx_, rs(), p_) / r2;
+  const double beta = r2 / rr_old;
+  blas::caxpby(ictx_, 1.0 - beta * rp, rs(), beta, p_);  // p = rs + beta (p - rp rs)
+}
+
+template <typename Ro, typename Ri>
+template <typename Elapsed>
+void ReliableCg<Ro, Ri>::run(double b2, Elapsed&& elapsed) {
+  b2_ = b2;
+  if (!start()) return;
+  double target2 = 0.25 * params_.tol * params_.tol * c2_;  // on |r|^2 of the normal system
+  double rr = c2_, r0 = std::sqrt(c2_), max_r = r0, prev_rel = 0;
+  int rises = 0, rises_total = 0, checks = 0;
+  bool finished = false;  // converged or stagnated with the full residual of x known
+  while (!finished && res_.iterations < params_.max_iter) {
+    const double rr_old = rr;
+    if (!step(rr)) break;
+    double rn = std::sqrt(rr);
+    if (rn > max_r) max_r = rn;
+    // The update's triggers: the target; the fall by delta (mixed precision); the floor of the sloppy recursion,
+    // below which its residual no longer follows the true one (also in one precision, where it may stall there).
+    const bool reached = rr <= target2, update = (rn < delta_ * max_r && r0 <= max_r) || rn < floor_ * r0;
+    if (reached || update) {
+      const double rr_iter = rr;
+      rr = reliable_update();
+      if (stop_on(rr)) return;
+      rn = std::sqrt(rr);
+      if (rr <= target2) {  // the normal system meets its target: check the full one
+        const double rel = full_residual();
+        if (stop_on(rel)) return;
+        res_.true_residual = rel;
+        res_.converged = rel <= params_.tol;
+        res_.stagnated = !res_.converged && checks++ > 0 && rel > 0.5 * prev_rel;
+        finished = res_.converged || res_.stagnated;
+        prev_rel = rel;
+        target2 *= std::pow(std::min(1.0, 0.5 * params_.tol / rel), 2);
+      }
+      rises = rn > r0 ? rises + 1 : 0;  // the true residual rose since the last update: the precision's floor
+      rises_total += rn > r0;
+      if (!finished && (rises > 1 || rises_total > 10)) res_.stagnated = true;
+      if (!finished && !res_.stagnated) rebuild_direction(rr, rr_old, rr_iter);
+      r0 = max_r = rn;
+    } else {
+      blas::axpby(ictx_, 1.0, rs(), rr / rr_old, p_);  // p = rs + beta p
+    }
+    res_.history.push_back(rn / std::sqrt(c2_));
+    if (params_.progress && params_.progress_every > 0 && res_.iterations % params_.progress_every == 0)
+      params_.progress(res_.iterations, res_.history.back(), elapsed());
+    if (res_.stagnated) break;
+  }
+  ictx_.metrics.reductions().cg_iterations += res_.iterations;
+  ictx_.metrics.reductions().cg_reductions += iteration_sums_;
+  if (finished || res_.nonfinite) return;
+  // Stopped by max_iter, stagnation or breakdown: the solution so far and its true residual.
+  blas::axpy(octx_, 1.0, xs_, x_.odd);
+  const double rel = full_residual();
+  if (stop_on(rel)) return;
+  res_.true_residual = rel;
+  res_.converged = rel <= params_.tol;
+  res_.stagnated = res_.stagnated && !res_.converged;
 }
 
 }  // namespace
@@ -68,64 +217,16 @@ CgResult solve_eo_cg(WilsonClover<Ro>& outer, WilsonClover<Ri>& inner, const Spi
                      const CgParams& params) {
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-  Context& octx = outer.context();
-  Context& ictx = inner.context();
-  const Geometry& g = outer.geometry();
   CgResult res;
-
-  blas::zero(octx, x.even);
-  blas::zero(octx, x.odd);
-  const double b2 = blas::norm2(octx, b);
+  blas::zero(outer.context(), x.even);
+  blas::zero(outer.context(), x.odd);
+  const double b2 = blas::norm2(outer.context(), b);
   res.nonfinite = !std::isfinite(b2);
   if (res.nonfinite || b2 == 0.0) {
     res.converged = !res.nonfinite;
     res.true_residual = res.nonfinite ? b2 : 0.0;
-    res.seconds = elapsed();
-    return res;
-  }
-
-  // Below this relative residual the inner CG's own recursion is no longer trustworthy.
-  const double inner_floor = std::numeric_limits<Ri>::epsilon() * 50;
-  SpinorField<Ro> r(g);
-  InnerWork<Ri> k(g);
-  double rhs0 = -1, prev_rel = std::numeric_limits<double>::infinity();
-
-  for (int cycle = 0;; ++cycle) {
-    outer.apply_m(r, x);
-    const double rel = std::sqrt(blas::residual(octx, b, r) / b2);  // r = b - M x
-    res.true_residual = rel;
-    if (!std::isfinite(rel)) {
-      res.nonfinite = true;
-      break;
-    }
-    if (rel <= params.tol) {
-      res.converged = true;
-      break;
-    }
-    if (res.iterations >= params.max_iter) break;
-    if (cycle > 0 && rel > 0.5 * prev_rel) {
-      res.stagnated = true;
-      break;
-    }
-    prev_rel = rel;
-    res.restarts = cycle;
-
-    blas::convert(ictx, k.ri.even, r.even);
-    blas::convert(ictx, k.ri.odd, r.odd);
-    inner.prepare_source(k.bhat, k.ri);
-    inner.apply_mhat_dag(k.rhs, k.bhat);
-    const double rhs2 = blas::norm2(ictx, k.rhs);
-    if (!std::isfinite(rhs2)) {  // e.g. beyond the inner precision's range (mixed precision)
-      res.nonfinite = true;
-      break;
-    }
-    if (rhs0 < 0) rhs0 = rhs2;
-    const double inner_tol = std::max(0.5 * params.tol / rel, inner_floor);
-    inner_cg(inner, k, rhs2, rhs0, inner_tol * inner_tol * rhs2, params, res, elapsed);
-    if (res.nonfinite) break;
-    inner.reconstruct(k.e, k.ri);
-    blas::axpy(octx, 1.0, k.e.even, x.even);
-    blas::axpy(octx, 1.0, k.e.odd, x.odd);
+  } else {
+    ReliableCg<Ro, Ri>(outer, inner, b, x, params, res).run(b2, elapsed);
   }
   res.seconds = elapsed();
   return res;

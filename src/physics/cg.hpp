@@ -1,16 +1,28 @@
 // cg.hpp: the even-odd preconditioned CG solver for M x = b (docs/conventions.md section 6).
-// Outer loop (precision Ro): r = b - M x, the true residual of the full system, recomputed; stop when
-// |r| / |b| <= tol. Inner solve (precision Ri) of M e = r: bhat = prepared source, CG on
-// Mhat^dag Mhat e_o = Mhat^dag bhat, e_e reconstructed, x += e. With Ro = Ri this is CG with restarts on the
-// true residual; with Ro = double, Ri = float it is mixed-precision defect correction (reliable updates).
-// Stops when converged, after max_iter CG iterations in all (max_iter always holds), when the true residual
-// stagnates, or at the first residual or CG coefficient that is not finite (CgResult::nonfinite; checked every
-// iteration). The residual history holds, per CG iteration, |Mhat^dag (bhat - Mhat e_o)| relative to the first cycle's
-// |Mhat^dag bhat|. Collective (reductions) on all ranks.
+// CG on the normal system of the odd sites, A x_o = c with A = Mhat^dag Mhat, c = Mhat^dag bhat (bhat = the prepared
+// source), both in the precise precision Ro; x_e is reconstructed. The recursion (residual rs, direction p, partial
+// solution xs) runs in the sloppy precision Ri. Reliable updates (in the style of QUDA's CG): when the iterated
+// residual has fallen by the factor reliable_delta below the largest iterated residual since the last update (only
+// with Ri != Ro), and whenever it meets the target, the solution is accumulated in Ro (x_o += xs, xs = 0), the true
+// residual r = c - A x_o is recomputed in Ro and replaces rs, and the direction p is kept (made orthogonal to the
+// new residual again, then p = r + beta p). The same happens when the iterated residual has fallen by 50 epsilon of
+// Ri below the true one of the last update (the floor of the sloppy recursion). When the true normal residual meets its
+// target, the true residual of the full system |b - M x| / |b| (x_e reconstructed) is computed: converged when it is <=
+// tol; otherwise the normal target is tightened by 0.5 tol / |b - M x| / |b| and the same recursion goes on (no
+// restart). Stops when converged, after max_iter CG iterations (max_iter always holds), on stagnation (the true
+// residual of the full system failed to halve between two checks, or the true normal residual rose at two reliable
+// updates in a row, or at ten in all: the precision's floor), at the first residual or CG coefficient that is not
+// finite (CgResult::nonfinite; checked every iteration), or when p^dag A p is no longer positive. The returned x and
+// true_residual are always those of the solution reached (the full system's true residual recomputed at the end).
+// With Ro = Ri it is plain CG whose residual is replaced by the true one only when it meets the target or its floor.
+// The residual history holds, per CG iteration, |r| / |c| of the normal system: the iterated residual, or the true
+// one where a reliable update replaced it. Collective (reductions) on all ranks.
 // Global sums: two per CG iteration, one double each: |Mhat p|^2 (oe_clover's epilogue writes it per site; it is
 // reduced on the device and summed over ranks while the device applies Mhat^dag) and |r|^2 (fused into the
-// update x += alpha p, r -= alpha w). Both are deterministic (fixed order on the device and in rank order across
-// ranks). The inner iterations and their global sums are counted in the context's metrics (ReductionStats).
+// update x += alpha p, r -= alpha w). A reliable update adds three (|r|^2, <r, p>, and the full residual where the
+// target is met). All are deterministic (fixed order on the device and in rank order across ranks). The CG
+// iterations and their own global sums (not those of the updates) are counted in the context's metrics
+// (ReductionStats).
 #pragma once
 
 #include <functional>
@@ -23,6 +35,9 @@ namespace emprism {
 struct CgParams {
   double tol = 1e-6;
   int max_iter = 10000;
+  // Reliable updates in mixed precision (Ri != Ro): the true residual replaces the iterated one when the latter has
+  // fallen below reliable_delta times the largest iterated residual since the last update (QUDA's reliable_delta).
+  double reliable_delta = 0.1;
   int progress_every = 50;
   // Called every progress_every iterations with (iteration, relative CG residual, seconds since start).
   std::function<void(int, double, double)> progress;
@@ -30,7 +45,7 @@ struct CgParams {
 
 struct CgResult {
   int iterations = 0;
-  int restarts = 0;  // outer cycles after the first
+  int reliable_updates = 0;  // times the true residual replaced the iterated one (the final one included)
   double true_residual = 0;
   bool converged = false;
   bool stagnated = false;  // the true residual stopped improving (precision floor)

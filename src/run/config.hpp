@@ -86,6 +86,7 @@ struct SolverConfig {
   Precision precision{};
   double tol{};
   int max_iter{};
+  double reliable_delta{};
 };
 
 struct SolveConfig {

@@ -354,8 +354,8 @@ void declare_solver(std::vector<Param>& out) {
   p.doc =
       "Floating-point precision: \"single\" (fields, operator and CG in fp32; reductions in fp64; a true "
       "residual much below 1e-6 is out of its reach), \"double\" (everything in fp64), or \"mixed\" (the solution "
-      "and the true residual in fp64, the CG in fp32, restarted on the true residual: fp64 accuracy at mostly fp32 "
-      "cost).";
+      "and the true residual in fp64, the CG in fp32 with reliable updates from the fp64 residual: fp64 accuracy "
+      "at mostly fp32 cost).";
   p.example = "\"double\"", p.physics = always;
   p.read = [](const io::InputValue& v, Target& t) { t.cfg.solver.precision = precisions().read(v); };
   p.show = [](const View& v) { return str(precisions().name(v.cfg.solver.precision)); };
@@ -371,10 +371,22 @@ void declare_solver(std::vector<Param>& out) {
 
   p = Param{};
   p.table = "solver", p.key = "max_iter", p.type = "integer", p.def = "10000", p.rule = "> 0";
-  p.doc = "Maximum total CG iterations per solve, restarts included.";
+  p.doc = "Maximum total CG iterations per solve.";
   p.example = "5000", p.physics = always;
   p.read = [](const io::InputValue& v, Target& t) { t.cfg.solver.max_iter = v.int_in(1, kIntMax); };
   p.show = [](const View& v) { return str(v.cfg.solver.max_iter); };
+  out.push_back(p);
+
+  p = Param{};
+  p.table = "solver", p.key = "reliable_delta", p.type = "float", p.def = "0.1", p.rule = "0 < reliable_delta < 1";
+  p.doc =
+      "Mixed precision: the true residual (fp64) replaces the fp32 CG's iterated one whenever the latter has fallen "
+      "by this factor below the largest since the last such reliable update (QUDA's reliable_delta); the CG goes on "
+      "with its search direction. Smaller: fewer fp64 operator applications, more drift of the fp32 recursion.";
+  p.example = "0.1", p.physics = always, p.attribute = "reliable_delta";
+  p.read = [](const io::InputValue& v, Target& t) { t.cfg.solver.reliable_delta = read_tol(v); };
+  p.show = [](const View& v) { return str(v.cfg.solver.reliable_delta); };
+  p.value = [](const View& v) -> InputAttribute::Value { return v.cfg.solver.reliable_delta; };
   out.push_back(p);
 }
 

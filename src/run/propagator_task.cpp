@@ -120,7 +120,7 @@ bool PropagatorTask::solve_column(TaskContext& ctx, const SourceSmearing& smeari
   add_time(ctx, &PhaseTimes::solves, t);
   rec.residual_history[k] = r.history;
   rec.iterations[k] = r.iterations;
-  rec.restarts[k] = r.restarts;
+  rec.restarts[k] = r.reliable_updates;
   rec.true_residual[k] = r.true_residual;
   rec.seconds[k] = r.seconds;
   rec.converged[k] = r.converged;

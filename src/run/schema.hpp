@@ -73,7 +73,7 @@ struct SolveRecord {
   double true_residual = 0;
   bool converged = false;
   double seconds = 0;
-  int restarts = 0;
+  int restarts = 0;                    // the CG's reliable updates (CgResult::reliable_updates)
   std::vector<InputAttribute> inputs;  // kappa, csw, tol, ...
 };
 

@@ -73,11 +73,11 @@ bool SolveTask::execute(TaskContext& ctx) const {
   rec.true_residual = r.true_residual;
   rec.converged = r.converged;
   rec.seconds = r.seconds;
-  rec.restarts = r.restarts;
+  rec.restarts = r.reliable_updates;
   rec.inputs = solve_attributes(ctx.cfg, sc);
   if (r.converged) {
-    spdlog::info("solve '{}': converged in {} iterations ({} restarts), true residual {:.3e}, {:.3f} s", sc.name,
-                 r.iterations, r.restarts, r.true_residual, r.seconds);
+    spdlog::info("solve '{}': converged in {} iterations ({} reliable updates), true residual {:.3e}, {:.3f} s",
+                 sc.name, r.iterations, r.reliable_updates, r.true_residual, r.seconds);
   } else {
     spdlog::warn("solve '{}': NOT converged after {} iterations: true residual {:.3e} > tol {:.1e}{}", sc.name,
                  r.iterations, r.true_residual, cp.tol,
@@ -102,6 +102,7 @@ CgParams cg_params(const Config& cfg, const SolveConfig& solve) {
   CgParams cp;
   cp.tol = solve.tol.value_or(cfg.solver.tol);
   cp.max_iter = solve.max_iter.value_or(cfg.solver.max_iter);
+  cp.reliable_delta = cfg.solver.reliable_delta;
   cp.progress_every = cfg.log.progress_every;
   return cp;
 }

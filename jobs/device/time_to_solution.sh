@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# time_to_solution.sh: issue 17's time to solution, EmPRiSM-MPI against QUDA on the same GPU in the same call, for the
+# lead.
+#
+#   bash jobs/device/time_to_solution.sh     # from the repository root; results under $OUT (or ./time_to_solution_out)
+#
+# Needs the QUDA kit (the peers kit "quda", with its prebuilt/ binaries) copied to .peers/quda in the repository
+# (git-ignored; carried with the tree), or its path in EMPRISM_QUDA_KIT.
+# What it does (about 6-7 minutes of device time on 16 cores):
+#   1. Dependencies and the CUDA backend for sm_90 (jobs/device/common.sh), about 2-3 minutes.
+#   2. ctest -L gpu (every GPU test) and the CPU suite's Solver.* and ReliableUpdates.* tests (on the GPU in this
+#      build: mixed-precision iteration counts within 5% of double, true residuals, solutions).
+#   3. Ours: the unit-gauge problem (32^3x64, kappa 0.124, csw 1, antiperiodic t, one random source, seed 5) as in
+#      the peers kit's side-by-side inputs s_unit_*.toml: mixed (fp64 result to 1e-10, reliable updates), double to 1e-10,
+#      single to 1e-6; each run once, the solve's CG seconds and iterations from its log line.
+#   4. QUDA's (its all.sh with ONLY="inv_unit_double_single inv_unit_double_half inv_unit_double_double
+#      inv_unit_single_single" in the time left): seconds and iterations of the second solve (QUDA's "Done:" line).
+#   5. One table of both; summary.txt and results.tar.gz (logs) in $OUT.
+# Exit status: 0 when the build, the tests and our three solves passed (timings are reported, not judged).
+# Optional: EMPRISM_DEVICE_SKIP_TESTS=1, EMPRISM_DEVICE_SKIP_QUDA=1, EMPRISM_QUDA_KIT, EMPRISM_DEVICE_JOBS (16),
+# EMPRISM_DEVICE_BUILD_DIR (build-device), EMPRISM_DEVICE_BACKEND=CPU (trying it without a GPU), EMPRISM_DEVICE_EXTENTS
+# ("32, 32, 32, 64"), EMPRISM_TTS_BUDGET (seconds for the whole script, default 450: QUDA gets what is left).
+set -uo pipefail
+EMPRISM_DEVICE_NAME=time_to_solution
+# shellcheck source=jobs/device/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+budget=${EMPRISM_TTS_BUDGET:-450}
+
+# ---- 2. tests ----
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+if [ "${EMPRISM_DEVICE_SKIP_TESTS:-0}" = 1 ]; then
+  say "tests: skipped (EMPRISM_DEVICE_SKIP_TESTS=1)"
+else
+  for t in "gpu:-L gpu" "solver:-R ^(Solver|ReliableUpdates)\." ; do
+    name=${t%%:*}
+    # shellcheck disable=SC2086  # the ctest selection is two words
+    if ctest --test-dir "$build" ${t#*:} -j 4 --timeout 200 > "$out/ctest_$name.log" 2>&1; then
+      say "ctest $name: $(grep -E 'tests passed' "$out/ctest_$name.log")"
+    else
+      status=1
+      say "ctest $name: FAILED: $(grep -E 'tests passed' "$out/ctest_$name.log")"
+      grep -E "\*\*\*Failed|Timeout" "$out/ctest_$name.log" | head -20 | tee -a "$summary"
+    fi
+  done
+fi
+say "tests done ($(elapsed))"
+
+# ---- 3. ours ----
+exe=$build/emprism-mpi
+ours() {  # ours NAME PRECISION TOL: the unit-gauge solve; leaves NAME.log and NAME.rc in $work
+  cat > "$work/$1.toml" << EOF
+[lattice]
+extents = [$extents]
+[gauge]
+source = "unit"
+[dirac]
+kappa = 0.124
+csw = 1.0
+[solver]
+precision = "$2"
+tol = $3
+max_iter = 5000
+[log]
+progress_every = 1000
+[metrics]
+peak = false
+[output]
+file = "$1.h5"
+overwrite = true
+fields = false
+[[solve]]
+name = "noise"
+type = "random"
+seed = 5
+EOF
+  (cd "$work" && OMP_NUM_THREADS=$jobs timeout 200 mpiexec -n 1 --bind-to none "$exe" "$1.toml" > "$1.log" 2>&1
+  echo $? > "$1.rc")
+  [ "$(cat "$work/$1.rc")" = 0 ] || status=1
+}
+ours mixed mixed 1e-10
+ours double double 1e-10
+ours single single 1e-6
+say "ours done ($(elapsed))"
+
+# ---- 4. QUDA ----
+kit=${EMPRISM_QUDA_KIT:-$repo/.peers/quda}
+qres=$work/quda-results
+left=$((budget - $(date +%s) + t0))
+if [ "${EMPRISM_DEVICE_SKIP_QUDA:-0}" = 1 ]; then
+  say "QUDA: skipped (EMPRISM_DEVICE_SKIP_QUDA=1)"
+elif [ ! -f "$kit/all.sh" ]; then
+  say "QUDA: no kit at $kit (copy the QUDA kit there, or set EMPRISM_QUDA_KIT)"
+elif [ "$left" -lt 60 ]; then
+  say "QUDA: skipped, only ${left} s of the ${budget} s budget left"
+else
+  ONLY="inv_unit_double_single inv_unit_double_half inv_unit_double_double inv_unit_single_single" \
+    TOTAL_BUDGET=$left RESULTS_DIR=$qres SAVE_BIN=0 bash "$kit/all.sh" "$out/quda" > "$out/quda.log" 2>&1
+  say "QUDA: all.sh exit $? ($(elapsed))"
+fi
+
+# ---- 5. table ----
+ours_row() {  # ours_row NAME LABEL: seconds and iterations from the solve's log line
+  local line s it upd res
+  line=$(grep -m1 -E "solve 'noise': (converged|NOT converged)" "$work/$1.log")
+  s=$(echo "$line" | sed -n 's/.*, \([0-9.]*\) s$/\1/p')
+  it=$(echo "$line" | sed -n 's/.*converged in \([0-9]*\) iterations.*/\1/p')
+  upd=$(echo "$line" | sed -n 's/.*(\([0-9]*\) reliable updates).*/\1/p')
+  res=$(echo "$line" | sed -n 's/.*true residual \([0-9.e+-]*\).*/\1/p')
+  [ -n "$it" ] || line="exit $(cat "$work/$1.rc"): $(tail -1 "$work/$1.log")"
+  printf '%-10s %-26s %8s %6s %8s %10s  %s\n' EmPRiSM "$2" "${s:--}" "${it:--}" "${upd:--}" "${res:--}" \
+    "$([ -n "$it" ] || echo "$line")" | tee -a "$summary"
+}
+quda_row() {  # quda_row TEST LABEL: from QUDA's results.tsv (iter, secs: the last solve's "Done:" line)
+  local row
+  row=$(awk -F'\t' -v t="$1" '$1 == t { print $2, $18, $17, $20 }' "$qres/results.tsv" 2> /dev/null)
+  # shellcheck disable=SC2086  # status secs iter res
+  set -- "$1" "$2" $row
+  printf '%-10s %-26s %8s %6s %8s %10s  %s\n' QUDA "$2" "${4:--}" "${5:--}" - "${6:--}" "${3:-not run}" |
+    tee -a "$summary"
+}
+say ""
+say "unit gauge, [$extents], kappa 0.124, csw 1, antiperiodic t; one solve each (QUDA: its second source)"
+printf '%-10s %-26s %8s %6s %8s %10s  %s\n' code "run" seconds iter updates true_res note | tee -a "$summary"
+ours_row mixed "mixed (fp64/fp32) 1e-10"
+quda_row inv_unit_double_single "double/single r12 1e-10"
+quda_row inv_unit_double_half "double/half r12 1e-10"
+ours_row double "double 1e-10"
+quda_row inv_unit_double_double "double/double r12 1e-10"
+ours_row single "single 1e-6"
+quda_row inv_unit_single_single "single/single r12 1e-6"
+say "(ours: CG seconds of the solve log line; QUDA: invertQuda total incl. host transfers; true_res: ours |b-Mx|/|b|"
+say " of the full system, QUDA's that of its normal system)"
+grep -h -E "^\[.*\] (eo_clover|oe_clover|blas_cg_update) " "$work/mixed.log" | sed 's/^.*\] /  mixed: /' |
+  tee -a "$summary"
+touch "$out/ctest_gpu.log" "$out/ctest_solver.log" "$out/quda.log"
+tar -czf "$out/results.tar.gz" -C "$out" work cmake.log build.log summary.txt ctest_gpu.log ctest_solver.log \
+  quda.log 2> /dev/null
+rm -rf "$work"
+say "total $(elapsed); exit $status"
+exit $status
