@@ -19,7 +19,8 @@
 # Exit status: 0 when the build, the tests and our three solves passed (timings are reported, not judged).
 # Optional: EMPRISM_DEVICE_SKIP_TESTS=1, EMPRISM_DEVICE_SKIP_QUDA=1, EMPRISM_QUDA_KIT, EMPRISM_DEVICE_JOBS (16),
 # EMPRISM_DEVICE_BUILD_DIR (build-device), EMPRISM_DEVICE_BACKEND=CPU (trying it without a GPU), EMPRISM_DEVICE_EXTENTS
-# ("32, 32, 32, 64"), EMPRISM_TTS_BUDGET (seconds for the whole script, default 450: QUDA gets what is left).
+# ("32, 32, 32, 64"), EMPRISM_TTS_BUDGET (seconds for the whole script, default 450: QUDA gets what is left),
+# EMPRISM_TTS_QUDA_ONLY (QUDA's runs, default the four above).
 set -uo pipefail
 EMPRISM_DEVICE_NAME=time_to_solution
 # shellcheck source=jobs/device/common.sh
@@ -93,7 +94,7 @@ elif [ ! -f "$kit/all.sh" ]; then
 elif [ "$left" -lt 60 ]; then
   say "QUDA: skipped, only ${left} s of the ${budget} s budget left"
 else
-  ONLY="inv_unit_double_single inv_unit_double_half inv_unit_double_double inv_unit_single_single" \
+  ONLY=${EMPRISM_TTS_QUDA_ONLY:-inv_unit_double_single inv_unit_double_half inv_unit_double_double inv_unit_single_single} \
     TOTAL_BUDGET=$left RESULTS_DIR=$qres SAVE_BIN=0 bash "$kit/all.sh" "$out/quda" > "$out/quda.log" 2>&1
   say "QUDA: all.sh exit $? ($(elapsed))"
 fi
