@@ -1,7 +1,8 @@
 # shellcheck shell=bash disable=SC2034  # sourced; status and extents are read by the scripts that source it
 # common.sh: the start every jobs/device script shares, sourced (not run) by multi_gpu.sh and setup_gpu.sh after they
 # set EMPRISM_DEVICE_NAME (their results go to $OUT, or ./<name>_out). It sets repo, out, build, work, deps, jobs,
-# summary, backend, extents, status and the functions say (echo and append to summary.txt) and elapsed, then
+# summary, backend, extents, status and the functions say (echo and append to summary.txt), elapsed and device_ctest
+# (below; Open MPI allowed to run as root), then
 #   1. the dependencies the GPU image lacks (Ubuntu 24.04 + CUDA 13: toml++, Random123): the Debian packages carried
 #      in .debs/ (libtomlplusplus-dev, libtomlplusplus3, librandom123-dev; `apt-get download` them) unpacked with
 #      dpkg -x into /tmp/emprism-deps, pkg-config, CMake and the loader pointed at them (installed ones are used);
@@ -83,3 +84,19 @@ if ! cmake --build "$build" -j "$jobs" > "$out/build.log" 2>&1; then
   exit 1
 fi
 say "build: OK ($(elapsed))"
+
+# ---- helpers for the scripts ----
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# device_ctest NAME ARGS...: ctest in $build with ARGS (and a 300 s timeout per test) into $out/ctest_NAME.log; one
+# summary line, and on failure the failing tests' lines and status=1.
+device_ctest() {
+  local name=$1 log=$out/ctest_$1.log
+  shift
+  if ctest --test-dir "$build" "$@" --timeout 300 > "$log" 2>&1; then
+    say "ctest $name: $(grep -E 'tests passed' "$log")"
+  else
+    status=1
+    say "ctest $name: FAILED: $(grep -E 'tests passed' "$log")"
+    grep -E "\*\*\*Failed|FAILED|Timeout" "$log" | head -20 | tee -a "$summary"
+  fi
+}

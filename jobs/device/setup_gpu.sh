@@ -34,25 +34,12 @@ EMPRISM_DEVICE_NAME=setup_gpu
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # ---- 3. tests ----
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 if [ "${EMPRISM_DEVICE_SKIP_TESTS:-0}" = 1 ]; then
   say "tests: skipped (EMPRISM_DEVICE_SKIP_TESTS=1)"
 else
-  if ctest --test-dir "$build" -L gpu --timeout 300 > "$out/ctest_gpu.log" 2>&1; then
-    say "ctest -L gpu: $(grep -E 'tests passed' "$out/ctest_gpu.log")"
-  else
-    status=1
-    say "ctest -L gpu: FAILED: $(grep -E 'tests passed' "$out/ctest_gpu.log")"
-    grep -E "\*\*\*Failed|FAILED|Timeout" "$out/ctest_gpu.log" | head -20 | tee -a "$summary"
-  fi
+  device_ctest gpu -L gpu
   grep -E "Gpu(Setup|Propagator)\." "$out/ctest_gpu.log" | sed 's/^ *[0-9/]* *Test *#[0-9]*: /  /' | tee -a "$summary"
-  if ctest --test-dir "$build" -R '^(CloverDevice|GaugeDevice|PropagatorDevice|Dirac|Solver)\.' -j 8 --timeout 300 > "$out/ctest_cpu_suite.log" 2>&1; then
-    say "ctest CloverDevice, GaugeDevice, PropagatorDevice, Dirac, Solver (CPU suite, on the GPU): $(grep -E 'tests passed' "$out/ctest_cpu_suite.log")"
-  else
-    status=1
-    say "ctest CloverDevice, GaugeDevice, Dirac, Solver: FAILED: $(grep -E 'tests passed' "$out/ctest_cpu_suite.log")"
-    grep -E "\*\*\*Failed|Timeout" "$out/ctest_cpu_suite.log" | head -20 | tee -a "$summary"
-  fi
+  device_ctest cpu_suite -R '^(CloverDevice|GaugeDevice|PropagatorDevice|Dirac|Solver)\.' -j 8
 fi
 say "tests done ($(elapsed))"
 

@@ -28,21 +28,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 budget=${EMPRISM_TTS_BUDGET:-450}
 
 # ---- 2. tests ----
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 if [ "${EMPRISM_DEVICE_SKIP_TESTS:-0}" = 1 ]; then
   say "tests: skipped (EMPRISM_DEVICE_SKIP_TESTS=1)"
 else
-  for t in "gpu:-L gpu" "solver:-R ^(Solver|ReliableUpdates)\." ; do
-    name=${t%%:*}
-    # shellcheck disable=SC2086  # the ctest selection is two words
-    if ctest --test-dir "$build" ${t#*:} -j 4 --timeout 200 > "$out/ctest_$name.log" 2>&1; then
-      say "ctest $name: $(grep -E 'tests passed' "$out/ctest_$name.log")"
-    else
-      status=1
-      say "ctest $name: FAILED: $(grep -E 'tests passed' "$out/ctest_$name.log")"
-      grep -E "\*\*\*Failed|Timeout" "$out/ctest_$name.log" | head -20 | tee -a "$summary"
-    fi
-  done
+  device_ctest gpu -L gpu -j 4
+  device_ctest solver -R '^(Solver|ReliableUpdates)\.' -j 4
 fi
 say "tests done ($(elapsed))"
 
