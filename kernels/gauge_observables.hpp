@@ -2,11 +2,11 @@
 // (kernels/clover_build.hpp's ExtGaugeView: the local block with its one-site halo, halo filled), per site, and
 // the fixed-order block sums that add them as src/lattice/ordered_sum.hpp does on the host:
 //   GaugeObservableSites  thread = local natural site: plaq[lex] = sum_{mu < nu} Re tr P_mu_nu(x) / 3 (the products
-//                         in src/lattice/gauge.cpp's order), link_tr[lex] = sum_mu Re tr U_mu(x) / 3
+//                         of site_plaquettes, shared with the host), link_tr[lex] = sum_mu Re tr U_mu(x) / 3
 //   OrderedBlockSums      thread = block b: out[b] = the sum of in[b * block ... min(n, (b + 1) block) - 1] in order
 // The host adds the block totals in block order, so on the CPU backend the result has plaquette()'s and
 // link_trace()'s bits; on a GPU it agrees to rounding (contracted multiply-adds in the products).
-// Who may call: src/physics/gauge_device.cpp.
+// Who may call: src/physics/gauge_device.cpp; site_plaquettes also src/lattice/gauge.cpp.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,22 @@
 #include "kernels/clover_build.hpp"
 
 namespace emprism {
+
+// sum_{mu < nu} Re tr P_mu_nu(x) / 3 at site x of any links with at(const int y[4], int mu) reaching x + mu (one halo
+// layer): the per-site term of the kernel below and of the host's plaquette() (src/lattice/gauge.cpp), one source.
+template <typename Links>
+EMPRISM_HD double site_plaquettes(const Links& u, const int x[4]) {
+  double s = 0;
+  for (int mu = 0; mu < 4; ++mu)
+    for (int nu = mu + 1; nu < 4; ++nu) {
+      int xm[4] = {x[0], x[1], x[2], x[3]}, xn[4] = {x[0], x[1], x[2], x[3]};
+      xm[mu] += 1;
+      xn[nu] += 1;
+      const SU3<double> p = u.at(x, mu) * u.at(xm, nu) * dagger(u.at(xn, mu)) * dagger(u.at(x, nu));
+      s += trace(p).re / 3.0;
+    }
+  return s;
+}
 
 struct GaugeObservableSites {
   int l[4];  // local extents
@@ -26,16 +42,7 @@ struct GaugeObservableSites {
       x[mu] = r % l[mu];
       r /= l[mu];
     }
-    double s = 0;
-    for (int mu = 0; mu < 4; ++mu)
-      for (int nu = mu + 1; nu < 4; ++nu) {
-        int xm[4] = {x[0], x[1], x[2], x[3]}, xn[4] = {x[0], x[1], x[2], x[3]};
-        xm[mu] += 1;
-        xn[nu] += 1;
-        const SU3<double> p = u.at(x, mu) * u.at(xm, nu) * dagger(u.at(xn, mu)) * dagger(u.at(x, nu));
-        s += trace(p).re / 3.0;
-      }
-    plaq[lex] = s;
+    plaq[lex] = site_plaquettes(u, x);
     double t = 0;
     for (int mu = 0; mu < 4; ++mu) t += trace(u.at(x, mu)).re / 3.0;
     link_tr[lex] = t;

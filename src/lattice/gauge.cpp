@@ -6,6 +6,7 @@
 
 #include "comm/host_halo.hpp"
 #include "kernels/gauge_generate.hpp"
+#include "kernels/gauge_observables.hpp"
 #include "src/lattice/ordered_sum.hpp"
 #include "src/lattice/rng.hpp"
 
@@ -103,16 +104,7 @@ double plaquette(const HostGauge& u, Communicator* comm) {
   const double sum = ordered_sum(vol, [&](std::int64_t lex) {
     int x[4];
     g.local_coords(lex, x);
-    double s = 0;
-    for (int mu = 0; mu < 4; ++mu)
-      for (int nu = mu + 1; nu < 4; ++nu) {
-        int xm[4] = {x[0], x[1], x[2], x[3]}, xn[4] = {x[0], x[1], x[2], x[3]};
-        xm[mu] += 1;
-        xn[nu] += 1;
-        const SU3<double> p = u.at(x, mu) * u.at(xm, nu) * dagger(u.at(xn, mu)) * dagger(u.at(x, nu));
-        s += trace(p).re / 3.0;
-      }
-    return s;
+    return site_plaquettes(u, x);
   });
   double v[2] = {sum, static_cast<double>(vol)};
   if (comm) comm->sum(v, 2);
