@@ -1066,8 +1066,8 @@ TEST(Config, ChoiceNamesAreTheInputWords) {
       Precision::Double);
 }
 
-// The /solves attributes of the input come from the declaration: kappa, csw, reliable_delta and the effective tol for
-// every solve, the source and smearing for a propagator.
+// The /solves attributes of the input come from the declaration: kappa, csw, reconstruct, reliable_delta and the
+// effective tol for every solve, the source and smearing for a propagator.
 TEST(Config, SolveAttributesFollowTheDeclaration) {
   const Config c = parse(with_solves("[[solve]]\ntype = \"point\"\ntol = 1e-9\n[[solve]]\ntype = \"propagator\"\n"
                                      "site = [1, 2, 3, 4]\n")
@@ -1079,10 +1079,10 @@ TEST(Config, SolveAttributesFollowTheDeclaration) {
   EXPECT_EQ(prop, (std::vector<std::string>{"kappa", "csw", "reconstruct", "reliable_delta", "tol", "source_site",
                                             "smearing", "smearing_steps", "smearing_weight", "link_smearing",
                                             "link_smearing_steps", "link_smearing_weight"}));
-  EXPECT_EQ(std::get<int>(solve_attributes(c, c.solves[0])[2].value), 18);      // dirac.reconstruct's default
-  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[0])[3].value), 0.1);  // solver.reliable_delta's default
-  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[0])[3].value), 1e-9);
-  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[1])[3].value), 1e-6);  // solver.tol
+  EXPECT_EQ(std::get<int>(solve_attributes(c, c.solves[0])[2].value), 18);       // dirac.reconstruct's default
+  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[0])[3].value), 0.1);   // solver.reliable_delta's default
+  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[0])[4].value), 1e-9);  // the solve's tol
+  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[1])[4].value), 1e-6);  // solver.tol
 }
 
 }  // namespace
