@@ -61,23 +61,24 @@ void Communicator::sum(double* values, int n) {
   reduction_s_ += MPI_Wtime() - t0;
 }
 
-int Communicator::local_rank() const {
-  MPI_Comm node;
-  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
-  int r = 0;
-  MPI_Comm_rank(node, &r);
-  MPI_Comm_free(&node);
-  return r;
-}
+namespace {
 
-int Communicator::local_size() const {
+// This rank's rank and the number of ranks among those of `comm` on this node (MPI_COMM_TYPE_SHARED). Collective.
+std::pair<int, int> node_rank_and_size(MPI_Comm comm, int rank) {
   MPI_Comm node;
-  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
-  int n = 1;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  int r = 0, n = 1;
+  MPI_Comm_rank(node, &r);
   MPI_Comm_size(node, &n);
   MPI_Comm_free(&node);
-  return n;
+  return {r, n};
 }
+
+}  // namespace
+
+int Communicator::local_rank() const { return node_rank_and_size(comm_, rank_).first; }
+
+int Communicator::local_size() const { return node_rank_and_size(comm_, rank_).second; }
 
 void Communicator::barrier() { MPI_Barrier(comm_); }
 
