@@ -1,5 +1,5 @@
-// host_halo.cpp: the host halo fill of host_halo.hpp (pack, MPI_Sendrecv with both neighbours, unpack, direction by
-// direction; or the periodic copy on the rank).
+// host_halo.cpp: the host halo fill of host_halo.hpp (pack, MPI_Sendrecv with both neighbours (exchange_faces),
+// unpack, direction by direction; or the periodic copy on the rank).
 #include "comm/host_halo.hpp"
 
 #include <mpi.h>
@@ -35,6 +35,16 @@ void for_slab(int dims, int k, int xk, const std::array<int, 4>& lo, const std::
 }
 
 }  // namespace
+
+void exchange_faces(const void* low, const void* high, void* from_fwd, void* from_bwd, std::size_t bytes,
+                    const ProcessGrid& grid, int k, int tag) {
+  if (bytes > static_cast<std::size_t>(INT_MAX)) throw std::length_error("host halo slab larger than 2 GiB");
+  const int n = static_cast<int>(bytes);
+  MPI_Sendrecv(low, n, MPI_BYTE, grid.bwd[k], tag + k, from_fwd, n, MPI_BYTE, grid.fwd[k], tag + k, grid.cart,
+               MPI_STATUS_IGNORE);
+  MPI_Sendrecv(high, n, MPI_BYTE, grid.fwd[k], tag + 10 + k, from_bwd, n, MPI_BYTE, grid.bwd[k], tag + 10 + k,
+               grid.cart, MPI_STATUS_IGNORE);
+}
 
 void fill_host_halo(void* data, const HaloBox& box, const ProcessGrid* grid, int tag) {
   auto* base = static_cast<unsigned char*>(data);
@@ -76,14 +86,9 @@ void fill_host_halo(void* data, const HaloBox& box, const ProcessGrid* grid, int
     };
     pack(0, low);
     pack(l - 1, high);
-    if (low.size() > static_cast<std::size_t>(INT_MAX)) throw std::length_error("host halo slab larger than 2 GiB");
     from_fwd.resize(low.size());
     from_bwd.resize(high.size());
-    const int n = static_cast<int>(low.size());
-    MPI_Sendrecv(low.data(), n, MPI_BYTE, grid->bwd[k], tag + k, from_fwd.data(), n, MPI_BYTE, grid->fwd[k], tag + k,
-                 grid->cart, MPI_STATUS_IGNORE);
-    MPI_Sendrecv(high.data(), n, MPI_BYTE, grid->fwd[k], tag + 10 + k, from_bwd.data(), n, MPI_BYTE, grid->bwd[k],
-                 tag + 10 + k, grid->cart, MPI_STATUS_IGNORE);
+    exchange_faces(low.data(), high.data(), from_fwd.data(), from_bwd.data(), low.size(), *grid, k, tag);
     unpack(l, from_fwd);
     unpack(-1, from_bwd);
   }

@@ -1,7 +1,7 @@
 // host_halo.hpp: the one host halo fill: the one-site halo of a host array over this rank's block, filled from the
 // neighbouring ranks of the process grid, or by the periodic wrap in directions the grid does not split. Used by the
-// host gauge field (the four links of every site), the heatbath (the links of one direction) and the source
-// smearing (the links and the field of one timeslice, in x, y and z).
+// host gauge field (the four links of every site), the heatbath (the links of one direction; on the device through
+// exchange_faces) and the source smearing (the links and the field of one timeslice, in x, y and z).
 // Layout (HaloBox): the local block of extents local[0..dims-1] plus a one-site halo in each of its `dims`
 // directions, x fastest: the site x with -1 <= x[k] <= local[k] has index
 //   sum_k (x[k] + 1) prod_{j < k} (local[j] + 2),
@@ -46,5 +46,12 @@ struct HaloBox {
 // neighbours grid->fwd[k], grid->bwd[k] in grid->cart where grid->dims[k] > 1 (MPI_Sendrecv, tags tag + k and
 // tag + 10 + k), by the periodic wrap where grid->dims[k] == 1 or grid == nullptr.
 void fill_host_halo(void* data, const HaloBox& box, const ProcessGrid* grid, int tag);
+
+// The exchange of fill_host_halo's pass k for faces packed elsewhere (the device heatbath packs them on the GPU):
+// `low` (the face x[k] = 0, `bytes` long) goes to grid.bwd[k] and `from_fwd` receives grid.fwd[k]'s (tag + k), `high`
+// (x[k] = l - 1) to grid.fwd[k] and `from_bwd` receives grid.bwd[k]'s (tag + 10 + k). Host memory; bytes < 2 GiB
+// (std::length_error otherwise). Collective over the neighbours in direction k.
+void exchange_faces(const void* low, const void* high, void* from_fwd, void* from_bwd, std::size_t bytes,
+                    const ProcessGrid& grid, int k, int tag);
 
 }  // namespace emprism

@@ -35,7 +35,10 @@ double ordered_device_sum(const Buffer<double>& terms, Buffer<double>& blocks, s
   return sum;
 }
 
-GaugeObservables observables(MetricsRegistry& metrics, const Geometry& g, const SU3<double>* ext, Communicator* comm) {
+}  // namespace
+
+GaugeObservables device_gauge_observables(MetricsRegistry& metrics, const Geometry& g, const SU3<double>* ext,
+                                          Communicator* comm, const char* row) {
   const std::int64_t vol = g.local_volume();
   Buffer<double> plaq(static_cast<std::size_t>(vol)), trace(static_cast<std::size_t>(vol));
   Buffer<double> blocks(static_cast<std::size_t>((vol + kOrderedSumBlock - 1) / kOrderedSumBlock));
@@ -52,7 +55,7 @@ GaugeObservables observables(MetricsRegistry& metrics, const Geometry& g, const 
   run_kernel(vol, f);
   double p[2] = {ordered_device_sum(plaq, blocks, vol), n};
   double l[2] = {ordered_device_sum(trace, blocks, vol), n};
-  metrics.stop_timing(t, backend::compute_stream(), "setup_gauge_observables", n * (6 * (3 * 198 + 2) + 4 * 2),
+  metrics.stop_timing(t, backend::compute_stream(), row, n * (6 * (3 * 198 + 2) + 4 * 2),
                       n * (4 * sizeof(SU3<double>) + 4 * sizeof(double)));
   if (comm) {
     comm->sum(p, 2);
@@ -61,8 +64,7 @@ GaugeObservables observables(MetricsRegistry& metrics, const Geometry& g, const 
   return {p[0] / (6.0 * p[1]), l[0] / (4.0 * l[1])};
 }
 
-// dev to host through a pinned staging buffer of at most 64 MiB, each chunk copied on by the OpenMP threads.
-void download_pinned(const Buffer<SU3<double>>& dev, SU3<double>* host) {
+void download_links_pinned(const Buffer<SU3<double>>& dev, SU3<double>* host) {
   const std::size_t total = dev.bytes(), chunk = std::min<std::size_t>(total, std::size_t{64} << 20);
   if (total == 0) return;
   void* stage = backend::host_alloc_pinned(chunk);
@@ -81,8 +83,6 @@ void download_pinned(const Buffer<SU3<double>>& dev, SU3<double>* host) {
   backend::host_free_pinned(stage);
 }
 
-}  // namespace
-
 HostGauge make_random_gauge_on_device(MetricsRegistry& metrics, const Geometry& g, std::uint64_t seed, double width,
                                       Communicator* comm, GaugeObservables* obs) {
   HostGauge u(g, HostGauge::Uninitialised{});  // every link, halo included, is copied from the device
@@ -100,12 +100,12 @@ HostGauge make_random_gauge_on_device(MetricsRegistry& metrics, const Geometry& 
   const double links = static_cast<double>(host.size());
   launch(metrics, {"setup_random_gauge", 600 * links, links * sizeof(SU3<double>)},
          static_cast<std::int64_t>(host.size() / 4), f);
-  if (obs) *obs = observables(metrics, g, dev.data(), comm);
+  if (obs) *obs = device_gauge_observables(metrics, g, dev.data(), comm, "setup_gauge_observables");
   const auto t0 = std::chrono::steady_clock::now();
   if (backend::device_is_host()) {
     dev.copy_to_host(host.data());
   } else {
-    download_pinned(dev, host.data());
+    download_links_pinned(dev, host.data());
   }
   metrics.record("setup_gauge_download", seconds_since(t0), 0, links * sizeof(SU3<double>));
   return u;

@@ -8,6 +8,7 @@
 
 #include "comm/communicator.hpp"
 #include "kernels/metrics.hpp"
+#include "src/lattice/fields.hpp"
 #include "src/lattice/gauge.hpp"
 
 namespace emprism {
@@ -25,5 +26,14 @@ struct GaugeObservables {
 // (the per-site terms and their block sums) and "setup_gauge_download".
 HostGauge make_random_gauge_on_device(MetricsRegistry& metrics, const Geometry& g, std::uint64_t seed, double width,
                                       Communicator* comm = nullptr, GaugeObservables* obs = nullptr);
+
+// The plaquette and link trace of the links `ext` on the device (the extended layout, halo filled), computed as
+// above; timed as metrics row `row`. Collective over comm (nullptr: this block only).
+GaugeObservables device_gauge_observables(MetricsRegistry& metrics, const Geometry& g, const SU3<double>* ext,
+                                          Communicator* comm, const char* row);
+
+// dev (device) to host (pageable, dev.size() links) through a pinned staging buffer of at most 64 MiB, each chunk
+// copied on by the OpenMP threads.
+void download_links_pinned(const Buffer<SU3<double>>& dev, SU3<double>* host);
 
 }  // namespace emprism

@@ -14,6 +14,8 @@
 //   index  = mu << 20 | subgroup << 16 | attempt (attempt 0: the SU(2) direction, 1..65535: accept/reject),
 // i.e. keyed by (seed, sweep, global site, mu, subgroup, attempt): the field after a sweep does not depend on
 // the process grid, the rank count or the thread count, bit for bit (all per-link arithmetic is identical).
+// The per-link updates are kernels/heatbath.hpp's functors, run here by OpenMP loops and on the device by
+// src/physics/heatbath_device.hpp (the same code: on the CPU backend the same bits).
 // Threads: OpenMP over the sites of a block when it has >= 4096 sites (local volume >= 8192), else one thread.
 // Who may call: heatbath_sweep, overrelax_sweep and thermalise are collective over the grid (halo exchange,
 // and thermalise's plaquette over comm); the halo of u need not be filled on entry (it is refreshed first).
@@ -24,6 +26,7 @@
 
 #include "comm/communicator.hpp"
 #include "comm/process_grid.hpp"
+#include "kernels/heatbath.hpp"
 #include "src/lattice/gauge.hpp"
 
 namespace emprism {
@@ -34,14 +37,17 @@ struct HeatbathParams {
   std::uint64_t seed = 1;  // RNG key; the sweep index, site, mu, subgroup and attempt are the counter
 };
 
-// RNG streams used by the heatbath: kHeatbathStreamBase | sweep_index (cast to RngStream).
-constexpr std::uint32_t kHeatbathStreamBase = 0x80000000u;
+// RNG streams used by the heatbath: kHeatbathStreamBase (kernels/heatbath.hpp) | sweep_index (cast to RngStream).
 constexpr std::uint64_t kMaxHeatbathSweepIndex = 0x7fffffffu;
 
 // One compound sweep: a heatbath pass over all links (8 blocks (mu, parity), halo refreshed after each), then
 // p.or_per_sweep overrelaxation passes, then every local link projected back to SU(3) and the halo refreshed.
 // `sweep_index` (<= kMaxHeatbathSweepIndex, else std::invalid_argument) keys the random numbers: use each once.
 void heatbath_sweep(HostGauge& u, const HeatbathParams& p, std::uint64_t sweep_index, const ProcessGrid* grid);
+
+// std::invalid_argument unless sweep_index <= kMaxHeatbathSweepIndex and p.beta >= 0 (heatbath_sweep's checks, also
+// the device's).
+void check_heatbath_args(const HeatbathParams& p, std::uint64_t sweep_index);
 
 // One overrelaxation pass over all links (8 blocks, halo refreshed after each); deterministic, keeps the action.
 void overrelax_sweep(HostGauge& u, const ProcessGrid* grid);

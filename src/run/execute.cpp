@@ -225,7 +225,7 @@ HostGauge gauge_field(const Config& cfg, const Geometry& geom, const ProcessGrid
                summary.link_trace);
   setup.step("observables");
   if (!cfg.generate.enabled) return gauge;
-  GenerateTask(cfg).execute(gauge, grid, comm, &summary.origin);
+  GenerateTask(cfg, metrics).execute(gauge, grid, comm, &summary.origin);
   summary.plaquette = plaquette(gauge, &comm);
   summary.link_trace = link_trace(gauge, &comm);
   setup.step("generate");

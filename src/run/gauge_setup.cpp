@@ -13,6 +13,7 @@
 #include "kernels/errors.hpp"
 #include "src/physics/gauge_device.hpp"
 #include "src/physics/heatbath.hpp"
+#include "src/physics/heatbath_device.hpp"
 #include "src/run/progress.hpp"
 
 namespace emprism::run {
@@ -27,21 +28,25 @@ HeatbathParams heatbath_params(const GaugeConfig& g) {
   return p;
 }
 
-// Heatbath sweeps first, first + 1, ... (`sweeps` of them), each logged as it ends (rank 0, flushed):
-// "heatbath sweep k of n: plaquette P, s/sweep, ETA", n counting the thermalisation and [generate] together.
+// Heatbath sweeps first, first + 1, ... (`sweeps` of them) on the device (src/physics/heatbath_device.hpp: u
+// uploaded, swept, downloaded), each logged as it ends (rank 0, flushed): "heatbath sweep k of n: plaquette P,
+// s/sweep, ETA", n counting the thermalisation and [generate] together.
 void run_sweeps(HostGauge& u, const Config& cfg, int sweeps, std::uint64_t first, const ProcessGrid& grid,
-                Communicator& comm) {
+                Communicator& comm, MetricsRegistry& metrics) {
   const HeatbathParams p = heatbath_params(cfg.gauge);
   const GenerateConfig& gen = cfg.generate;
   const std::uint64_t total =
       static_cast<std::uint64_t>(cfg.gauge.sweeps) + (gen.enabled ? std::uint64_t(gen.count) * gen.every : 0);
+  DeviceHeatbath hb(metrics, u, &grid);
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < sweeps; ++i) {
-    const double plaq = thermalise(u, p, 1, &grid, comm, first + static_cast<std::uint64_t>(i)).back();
+    hb.sweep(p, first + static_cast<std::uint64_t>(i));
+    const double plaq = hb.plaquette(comm);
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     spdlog::info("heatbath sweep {} of {}: plaquette {:.12f}, {:.3f} s/sweep, {}", first + i + 1, total, plaq,
                  elapsed / (i + 1), eta_text(elapsed, i + 1, static_cast<double>(total - first)));
   }
+  hb.download(u);
 }
 
 }  // namespace
@@ -89,7 +94,7 @@ HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid&
     case GaugeSource::Heatbath: {
       HostGauge u = make_unit_gauge(geom);
       u.fill_halo(&grid);
-      run_sweeps(u, cfg, g.sweeps, 0, grid, comm);
+      run_sweeps(u, cfg, g.sweeps, 0, grid, comm, metrics);
       return u;
     }
     case GaugeSource::Ensemble:  // the run reads each member as gauge.source = "file" (ensemble_member())
@@ -129,7 +134,7 @@ void GenerateTask::execute(HostGauge& u, const ProcessGrid& grid, Communicator& 
   const GenerateConfig& gen = cfg_.generate;
   std::uint64_t sweep = static_cast<std::uint64_t>(cfg_.gauge.sweeps);
   for (int c = 0; c < gen.count; ++c) {
-    run_sweeps(u, cfg_, gen.every, sweep, grid, comm);
+    run_sweeps(u, cfg_, gen.every, sweep, grid, comm, metrics_);
     sweep += static_cast<std::uint64_t>(gen.every);
     const std::string path = generate_path(cfg_, c);
     io::write_gauge_file(path, gen.format, u, &grid, comm);

@@ -24,9 +24,10 @@ struct GaugeOrigin {
 };
 
 // This rank's block of the gauge field, halo filled (collective); `origin` (optional) says where it came from. The
-// heatbath logs each sweep as it ends (sweep k of n, plaquette, seconds per sweep, ETA). Random fields are generated
-// on the device (timed in metrics), with their plaquette and link trace: `observed` (optional) receives those where
-// the field was made with them (random fields; left empty otherwise).
+// heatbath runs on the device (src/physics/heatbath_device.hpp, timed in metrics) and logs each sweep as it ends
+// (sweep k of n, plaquette, seconds per sweep, ETA). Random fields are generated on the device (timed in metrics),
+// with their plaquette and link trace: `observed` (optional) receives those where the field was made with them
+// (random fields; left empty otherwise).
 HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
                      MetricsRegistry& metrics, GaugeOrigin* origin = nullptr,
                      std::optional<GaugeObservables>* observed = nullptr);
@@ -44,12 +45,14 @@ void check_generate_output(const Config& cfg);
 
 class GenerateTask {
  public:
-  explicit GenerateTask(const Config& cfg) : cfg_(cfg) {}
+  // The sweeps run on the device (src/physics/heatbath_device.hpp), timed in metrics.
+  GenerateTask(const Config& cfg, MetricsRegistry& metrics) : cfg_(cfg), metrics_(metrics) {}
   // `origin` (optional) receives the last file written (the field solved on).
   void execute(HostGauge& u, const ProcessGrid& grid, Communicator& comm, GaugeOrigin* origin = nullptr) const;
 
  private:
   const Config& cfg_;
+  MetricsRegistry& metrics_;
 };
 
 }  // namespace emprism::run

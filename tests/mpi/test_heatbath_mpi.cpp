@@ -5,8 +5,10 @@
 // every link of every block and compares it bit for bit with the same sweeps on the whole lattice on one rank
 // (MPI_COMM_SELF, grid nullptr); also every rank checks that refresh_link_halo fills the halo copies of one
 // direction exactly as fill_halo does; the plaquettes returned by thermalise agree to 1e-13 (the global sums add the
-// rank partials in another order). Prints each failure and returns non-zero if any check failed.
-// Convention: mu = 0..3 = x, y, z, t; links in natural order (gauge_to_natural). Who may call: ctest via mpiexec.
+// rank partials in another order). On the CPU backend the same for the device path (heatbath_device.hpp's
+// thermalise_on_device on the distributed grid, its own halo exchange) against the host's one-rank run. Prints each
+// failure and returns non-zero if any check failed. Convention: mu = 0..3 = x, y, z, t; links in natural order
+// (gauge_to_natural). Who may call: ctest via mpiexec.
 #include <mpi.h>
 
 #include <array>
@@ -21,8 +23,10 @@
 
 #include "comm/communicator.hpp"
 #include "comm/process_grid.hpp"
+#include "kernels/backend/runtime.hpp"
 #include "src/lattice/gauge.hpp"
 #include "src/physics/heatbath.hpp"
+#include "src/physics/heatbath_device.hpp"
 #include "tests/support/mpi_test.hpp"
 
 namespace {
@@ -38,14 +42,19 @@ struct Run {
   std::vector<double> plaq;
 };
 
-Run run(const Geometry& geom, const ProcessGrid* grid, Communicator& comm, bool hot) {
+// device: the sweeps of src/physics/heatbath_device.hpp (on the CPU backend: its halo exchange through comm).
+Run run(const Geometry& geom, const ProcessGrid* grid, Communicator& comm, bool hot, bool device = false) {
   HostGauge u = hot ? make_random_gauge(geom, 77, 1.0) : make_unit_gauge(geom);
   HeatbathParams p;
   p.beta = 5.8;
   p.or_per_sweep = 2;
   p.seed = 20240611;
   Run r;
-  r.plaq = thermalise(u, p, hot ? 2 : 3, grid, comm, hot ? 100 : 0);
+  MetricsRegistry metrics;
+  const int sweeps = hot ? 2 : 3;
+  const std::uint64_t first = hot ? 100 : 0;
+  r.plaq = device ? thermalise_on_device(metrics, u, p, sweeps, grid, comm, first)
+                  : thermalise(u, p, sweeps, grid, comm, first);
   r.links = gauge_to_natural(u);
   return r;
 }
@@ -112,9 +121,12 @@ void run_mpi_test(emprism::test::MpiTest& test) {
                         ") differs from fill_halo at " + std::to_string(bad) + " sites");
   }
 
-  for (bool hot : {false, true}) {
-    const std::string start = hot ? "hot" : "cold";
-    const Run dist = run(geom, &grid, comm, hot);
+  // The device path only where the device is the host (its bits are the host's; a GPU's agree to rounding, which
+  // tests/gpu/test_gpu_heatbath.cpp checks).
+  for (int variant = 0; variant < (backend::device_is_host() ? 4 : 2); ++variant) {
+    const bool hot = variant % 2 == 1, device = variant >= 2;
+    const std::string start = std::string(hot ? "hot" : "cold") + (device ? " (device path)" : "");
+    const Run dist = run(geom, &grid, comm, hot, device);
     const std::vector<Cd> links = gather(comm, geom, dist.links);
     if (comm.rank() == 0) {
       Communicator self(MPI_COMM_SELF);

@@ -1,0 +1,344 @@
+// heatbath.hpp: the per-link updates of the quenched heatbath (src/physics/heatbath.hpp states the action, the
+// (mu, parity) blocks and the RNG counters, which are normative) as host-and-device code: the host's OpenMP loops
+// (src/physics/heatbath.cpp) and the device's launches (src/physics/heatbath_device.cpp) call these functors, so
+// there is one implementation. The links live in the host field's extended layout (src/lattice/gauge.hpp: the local
+// block with its one-site halo, [box site][mu], x fastest), on the host or on the device alike.
+//   HeatbathLinks     thread = cb of one parity: U_mu(x) <- Cabibbo-Marinari heatbath in the subgroups (0,1), (1,2),
+//                     (0,2), Kennedy-Pendleton draws (Haar draw + accept/reject below alpha = 1.5), at most 65535
+//                     attempts per subgroup (the link is left as it is in that subgroup if all are rejected)
+//   OverrelaxLinks    thread = cb of one parity: U_mu(x) <- microcanonical overrelaxation in the same subgroups
+//   ReunitariseLinks  thread = local lex: the four links of the site projected to SU(3) (gauge.hpp's projection)
+//   LinkHaloWrap      thread = box site: the halo copies of U_mu take their periodic images (no direction split)
+//   LinkSlabWrap      thread = site of the slab x[k] = 0 (and l[k] - 1): the halo slabs x[k] = l[k] (and -1) of U_mu
+//                     take the periodic image, as comm's fill_host_halo does for an unsplit direction
+//   LinkSlabPack      thread = slab site: U_mu on the slabs x[k] = 0 and l[k] - 1 into two face buffers, in the
+//                     order of fill_host_halo (lower directions fastest), and LinkSlabUnpack the received faces
+//                     into the halo slabs x[k] = l[k] and -1
+// Work per updated link (the metrics rows of heatbath_device.cpp): the staple 6 x 2 SU(3) products (198 flops each)
+// and 5 sums (36 flops) = 2556 flops, plus per subgroup the 2x2 block of U A (4 x 22 + 8), the SU(2) draw (~50,
+// one accept/reject attempt counted), the SU(2) product (56) and its application to two rows (84): 3 x 286 = 858
+// for the heatbath, 3 x 250 = 750 for the overrelaxation. Minimum bytes (docs/conventions.md section 11, each
+// input once): the 6 links of the other directions at both parities touching x (3 x 2, as the block holds half the
+// sites), U_mu of the other parity, and U_mu(x) read and written: 9 x 144 B = 1296 B per updated link.
+// Who may call: src/physics/heatbath.cpp and src/physics/heatbath_device.cpp.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/gauge_generate.hpp"
+#include "kernels/lattice_arg.hpp"
+#include "kernels/philox.hpp"
+#include "kernels/su3.hpp"
+
+namespace emprism {
+
+// RNG streams of the heatbath: kHeatbathStreamBase | sweep index (src/physics/heatbath.hpp).
+constexpr std::uint32_t kHeatbathStreamBase = 0x80000000u;
+
+constexpr double kHeatbathStapleFlops = 2556, kHeatbathLinkFlops = 2556 + 858, kOverrelaxLinkFlops = 2556 + 750;
+constexpr double kHeatbathLinkBytes = 9 * sizeof(SU3<double>);
+
+namespace hb {
+
+using C = Complex<double>;
+using M3 = SU3<double>;
+
+constexpr double kTwoPi = 6.283185307179586476925286766559;
+// Below this SU(2) coupling alpha the polar component is drawn from the Haar measure and accepted with
+// exp(alpha (x0 - 1)) (acceptance > e^-2alpha); above it by Kennedy-Pendleton (acceptance > ~0.6). Both are exact.
+constexpr double kKpMinAlpha = 1.5;
+constexpr std::uint32_t kMaxAttempts = 0xffffu;
+
+// a * b^dag
+EMPRISM_HD inline M3 mul_adj(const M3& a, const M3& b) {
+  M3 r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      r.e[i][j] = a.e[i][0] * conj(b.e[j][0]) + a.e[i][1] * conj(b.e[j][1]) + a.e[i][2] * conj(b.e[j][2]);
+  return r;
+}
+
+// a^dag * b
+EMPRISM_HD inline M3 adj_mul(const M3& a, const M3& b) {
+  M3 r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      r.e[i][j] = conj_mul(a.e[0][i], b.e[0][j]) + conj_mul(a.e[1][i], b.e[1][j]) + conj_mul(a.e[2][i], b.e[2][j]);
+  return r;
+}
+
+// 2x2 complex matrix of the quaternion q: q0 + i q.sigma = [[q0 + i q3, q2 + i q1], [-q2 + i q1, q0 - i q3]].
+struct M2 {
+  C e[2][2];
+};
+
+EMPRISM_HD inline M2 su2_of(const double q[4]) {
+  M2 m;
+  m.e[0][0] = {q[0], q[3]};
+  m.e[0][1] = {q[2], q[1]};
+  m.e[1][0] = {-q[2], q[1]};
+  m.e[1][1] = {q[0], -q[3]};
+  return m;
+}
+
+EMPRISM_HD inline M2 mul2(const M2& a, const M2& b) {
+  M2 r;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) r.e[i][j] = a.e[i][0] * b.e[0][j] + a.e[i][1] * b.e[1][j];
+  return r;
+}
+
+// U <- R U with R the embedding of r in rows/columns (i, j).
+EMPRISM_HD inline void apply_left(M3& u, int i, int j, const M2& r) {
+  for (int c = 0; c < 3; ++c) {
+    const C ui = u.e[i][c], uj = u.e[j][c];
+    u.e[i][c] = r.e[0][0] * ui + r.e[0][1] * uj;
+    u.e[j][c] = r.e[1][0] * ui + r.e[1][1] * uj;
+  }
+}
+
+// The quaternion b of the (i, j) block w of W = U A, defined by Re tr(M(a) w) = 2 a.b for every quaternion a.
+EMPRISM_HD inline void block_quaternion(const M3& u, const M3& a, int i, int j, double b[4]) {
+  auto w = [&](int r, int c) { return u.e[r][0] * a.e[0][c] + u.e[r][1] * a.e[1][c] + u.e[r][2] * a.e[2][c]; };
+  const C wii = w(i, i), wij = w(i, j), wji = w(j, i), wjj = w(j, j);
+  b[0] = 0.5 * (wii.re + wjj.re);
+  b[1] = -0.5 * (wij.im + wji.im);
+  b[2] = 0.5 * (wji.re - wij.re);
+  b[3] = 0.5 * (wjj.im - wii.im);
+}
+
+// The SU(2) subgroups (rows/columns i, j): s = 0: (0, 1), 1: (1, 2), 2: (0, 2).
+EMPRISM_HD inline int sub_i(int s) { return s == 1 ? 1 : 0; }
+EMPRISM_HD inline int sub_j(int s) { return s == 0 ? 1 : 2; }
+
+EMPRISM_HD inline std::uint32_t rng_index(int mu, int subgroup, std::uint32_t attempt) {
+  return (static_cast<std::uint32_t>(mu) << 20) | (static_cast<std::uint32_t>(subgroup) << 16) | attempt;
+}
+
+}  // namespace hb
+
+// The staple sum A of U_mu(x) (src/physics/heatbath.hpp) for any links with at(const int y[4], int nu) reaching
+// x +- one step: the host's HostGauge and the kernels' ExtLinks.
+template <typename Links>
+EMPRISM_HD SU3<double> wilson_staple_of(const Links& u, const int x[4], int mu) {
+  SU3<double> sum{};
+  for (int nu = 0; nu < 4; ++nu) {
+    if (nu == mu) continue;
+    int xp[4] = {x[0], x[1], x[2], x[3]}, xn[4] = {x[0], x[1], x[2], x[3]};
+    int xpmn[4] = {x[0], x[1], x[2], x[3]}, xmn[4] = {x[0], x[1], x[2], x[3]};
+    xp[mu] += 1;
+    xn[nu] += 1;
+    xpmn[mu] += 1;
+    xpmn[nu] -= 1;
+    xmn[nu] -= 1;
+    // U_nu(x+mu) U_mu(x+nu)^dag U_nu(x)^dag
+    sum = sum + hb::mul_adj(hb::mul_adj(u.at(xp, nu), u.at(xn, mu)), u.at(x, nu));
+    // U_nu(x+mu-nu)^dag U_mu(x-nu)^dag U_nu(x-nu) = (U_mu(x-nu) U_nu(x+mu-nu))^dag U_nu(x-nu)
+    sum = sum + hb::adj_mul(u.at(xmn, mu) * u.at(xpmn, nu), u.at(xmn, nu));
+  }
+  return sum;
+}
+
+// Draws x0 in [-1, 1] with density sqrt(1 - x0^2) exp(alpha x0) using uniforms (stream, site, index_base +
+// attempt), attempt = 1, 2, ...; false if all kMaxAttempts were rejected (never in practice).
+EMPRISM_HD inline bool draw_su2_x0(double alpha, std::uint64_t seed, std::uint32_t stream, std::uint64_t site,
+                                   std::uint32_t index_base, double& x0) {
+  for (std::uint32_t attempt = 1; attempt <= hb::kMaxAttempts; ++attempt) {
+    double r[4];
+    philox_uniform4(seed, stream, site, index_base | attempt, r);
+    if (alpha < hb::kKpMinAlpha) {
+      // x-coordinate of a uniform point of the unit disk: density ~ sqrt(1 - x^2).
+      const double x = sqrt(r[0]) * cos(hb::kTwoPi * r[1]);
+      if (r[2] <= exp(alpha * (x - 1.0))) {
+        x0 = x;
+        return true;
+      }
+    } else {
+      // Kennedy-Pendleton: delta ~ delta^(1/2) exp(-2 alpha delta) (Gamma(3/2) / (2 alpha)), accepted with
+      // sqrt(1 - delta); x0 = 1 - 2 delta.
+      const double c = cos(hb::kTwoPi * r[1]);
+      const double delta = -(log(r[0]) + c * c * log(r[2])) / (2.0 * alpha);
+      if (r[3] * r[3] <= 1.0 - delta) {
+        x0 = 1.0 - 2.0 * delta;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// The heatbath of one link with staple a in its three SU(2) subgroups; `site` is the global lexicographic site.
+EMPRISM_HD inline SU3<double> heatbath_link(SU3<double> link, const SU3<double>& a, int mu, double beta,
+                                            std::uint64_t seed, std::uint32_t stream, std::uint64_t site) {
+  for (int s = 0; s < 3; ++s) {
+    const int i = hb::sub_i(s), j = hb::sub_j(s);
+    double b[4];
+    hb::block_quaternion(link, a, i, j, b);
+    const double k = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2] + b[3] * b[3]);
+    // Weight exp((beta / 3) Re tr(R W)) = exp((2 beta k / 3) x0) with x = r V, V = M(conj(b) / k).
+    const double alpha = 2.0 * beta * k / 3.0;
+    double x0;
+    if (!draw_su2_x0(alpha, seed, stream, site, hb::rng_index(mu, s, 0), x0)) continue;
+    double d[4];
+    philox_uniform4(seed, stream, site, hb::rng_index(mu, s, 0), d);
+    const double cos_t = 2.0 * d[0] - 1.0;
+    const double sin_t = sqrt(fmax(0.0, 1.0 - cos_t * cos_t));
+    const double phi = hb::kTwoPi * d[1];
+    const double rad = sqrt(fmax(0.0, 1.0 - x0 * x0));
+    const double q[4] = {x0, rad * sin_t * cos(phi), rad * sin_t * sin(phi), rad * cos_t};
+    hb::M2 r = hb::su2_of(q);
+    if (k > 0) {
+      const double vdag[4] = {b[0] / k, b[1] / k, b[2] / k, b[3] / k};  // M(b / k) = V^dag
+      r = hb::mul2(r, hb::su2_of(vdag));
+    }
+    hb::apply_left(link, i, j, r);
+  }
+  return link;
+}
+
+// Overrelaxation of one link with staple a: in each subgroup R = (V^dag)^2, which keeps Re tr(R W).
+EMPRISM_HD inline SU3<double> overrelax_link(SU3<double> link, const SU3<double>& a) {
+  for (int s = 0; s < 3; ++s) {
+    const int i = hb::sub_i(s), j = hb::sub_j(s);
+    double b[4];
+    hb::block_quaternion(link, a, i, j, b);
+    const double k = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2] + b[3] * b[3]);
+    if (!(k > 0)) continue;
+    const double vdag[4] = {b[0] / k, b[1] / k, b[2] / k, b[3] / k};
+    const hb::M2 v = hb::su2_of(vdag);
+    hb::apply_left(link, i, j, hb::mul2(v, v));
+  }
+  return link;
+}
+
+// Writable links in the extended layout (e = local extents + 2).
+struct ExtLinks {
+  SU3<double>* u = nullptr;
+  int e[4];
+  EMPRISM_HD std::int64_t site(const int x[4]) const {
+    return (((static_cast<std::int64_t>(x[3]) + 1) * e[2] + x[2] + 1) * e[1] + x[1] + 1) * e[0] + x[0] + 1;
+  }
+  EMPRISM_HD SU3<double>& at(const int x[4], int mu) const { return u[site(x) * 4 + mu]; }
+};
+
+// What the update kernels share: the block (mu, parity), the links, the global lexicographic site of x.
+struct LinkBlockArg {
+  LatticeArg lat;
+  ExtLinks u;
+  int mu, parity;
+  EMPRISM_HD std::uint64_t global_site(const int x[4]) const {
+    std::int64_t idx = 0;
+    for (int d = 3; d >= 0; --d) idx = idx * lat.g[d] + (lat.origin[d] + x[d]);
+    return static_cast<std::uint64_t>(idx);
+  }
+};
+
+struct HeatbathLinks {
+  LinkBlockArg b;
+  double beta;
+  std::uint64_t seed;
+  std::uint32_t stream;
+  EMPRISM_HD void operator()(int cb) const {
+    int x[4];
+    b.lat.coords(cb, b.parity, x);
+    const SU3<double> a = wilson_staple_of(b.u, x, b.mu);
+    SU3<double>& link = b.u.at(x, b.mu);
+    link = heatbath_link(link, a, b.mu, beta, seed, stream, b.global_site(x));
+  }
+};
+
+struct OverrelaxLinks {
+  LinkBlockArg b;
+  EMPRISM_HD void operator()(int cb) const {
+    int x[4];
+    b.lat.coords(cb, b.parity, x);
+    const SU3<double> a = wilson_staple_of(b.u, x, b.mu);
+    SU3<double>& link = b.u.at(x, b.mu);
+    link = overrelax_link(link, a);
+  }
+};
+
+struct ReunitariseLinks {
+  ExtLinks u;
+  EMPRISM_HD void operator()(int lex) const {
+    int x[4], r = lex;
+    for (int d = 0; d < 4; ++d) {
+      x[d] = r % (u.e[d] - 2);
+      r /= u.e[d] - 2;
+    }
+    for (int mu = 0; mu < 4; ++mu) u.at(x, mu) = project_to_su3(u.at(x, mu));
+  }
+};
+
+struct LinkHaloWrap {
+  ExtLinks u;
+  int mu;
+  EMPRISM_HD void operator()(int i) const {
+    int x[4], y[4], r = i;
+    bool halo = false;
+    for (int d = 0; d < 4; ++d) {
+      const int l = u.e[d] - 2;
+      x[d] = r % u.e[d] - 1;
+      r /= u.e[d];
+      y[d] = x[d] < 0 ? x[d] + l : (x[d] >= l ? x[d] - l : x[d]);
+      halo = halo || y[d] != x[d];
+    }
+    if (halo) u.at(x, mu) = u.at(y, mu);
+  }
+};
+
+// The slab x[k] = const of fill_host_halo's pass k: x[d] in [-1, l[d]] for d < k (filled by the earlier passes),
+// [0, l[d]) for d > k; site i in that order, lowest d fastest.
+struct LinkSlab {
+  ExtLinks u;
+  int mu, k;
+  EMPRISM_HD int extent(int d) const { return d < k ? u.e[d] : u.e[d] - 2; }
+  EMPRISM_HD int sites() const {
+    int n = 1;
+    for (int d = 0; d < 4; ++d)
+      if (d != k) n *= extent(d);
+    return n;
+  }
+  EMPRISM_HD void coords(int i, int xk, int x[4]) const {
+    for (int d = 0; d < 4; ++d) {
+      if (d == k) continue;
+      x[d] = i % extent(d) - (d < k ? 1 : 0);
+      i /= extent(d);
+    }
+    x[k] = xk;
+  }
+  EMPRISM_HD SU3<double>& at(int i, int xk) const {
+    int x[4];
+    coords(i, xk, x);
+    return u.at(x, mu);
+  }
+};
+
+struct LinkSlabWrap {
+  LinkSlab s;
+  EMPRISM_HD void operator()(int i) const {
+    const int l = s.u.e[s.k] - 2;
+    s.at(i, l) = s.at(i, 0);
+    s.at(i, -1) = s.at(i, l - 1);
+  }
+};
+
+struct LinkSlabPack {
+  LinkSlab s;
+  SU3<double>*low, *high;  // the faces x[k] = 0 (to the backward neighbour) and l - 1 (to the forward one)
+  EMPRISM_HD void operator()(int i) const {
+    low[i] = s.at(i, 0);
+    high[i] = s.at(i, s.u.e[s.k] - 3);
+  }
+};
+
+struct LinkSlabUnpack {
+  LinkSlab s;
+  const SU3<double>*from_fwd, *from_bwd;  // into the halo slabs x[k] = l and -1
+  EMPRISM_HD void operator()(int i) const {
+    s.at(i, s.u.e[s.k] - 2) = from_fwd[i];
+    s.at(i, -1) = from_bwd[i];
+  }
+};
+
+}  // namespace emprism
