@@ -122,15 +122,18 @@ EMPRISM_HD inline std::uint32_t rng_index(int mu, int subgroup, std::uint32_t at
 template <typename Links>
 EMPRISM_HD SU3<double> wilson_staple_of(const Links& u, const int x[4], int mu) {
   SU3<double> sum{};
+  EMPRISM_UNROLL
   for (int nu = 0; nu < 4; ++nu) {
     if (nu == mu) continue;
-    int xp[4] = {x[0], x[1], x[2], x[3]}, xn[4] = {x[0], x[1], x[2], x[3]};
-    int xpmn[4] = {x[0], x[1], x[2], x[3]}, xmn[4] = {x[0], x[1], x[2], x[3]};
-    xp[mu] += 1;
-    xn[nu] += 1;
-    xpmn[mu] += 1;
-    xpmn[nu] -= 1;
-    xmn[nu] -= 1;
+    int xp[4], xn[4], xpmn[4], xmn[4];  // x + mu, x + nu, x + mu - nu, x - nu (no index by mu: registers on a GPU)
+    EMPRISM_UNROLL
+    for (int d = 0; d < 4; ++d) {
+      const int m = d == mu ? 1 : 0, n = d == nu ? 1 : 0;
+      xp[d] = x[d] + m;
+      xn[d] = x[d] + n;
+      xpmn[d] = x[d] + m - n;
+      xmn[d] = x[d] - n;
+    }
     // U_nu(x+mu) U_mu(x+nu)^dag U_nu(x)^dag
     sum = sum + hb::mul_adj(hb::mul_adj(u.at(xp, nu), u.at(xn, mu)), u.at(x, nu));
     // U_nu(x+mu-nu)^dag U_mu(x-nu)^dag U_nu(x-nu) = (U_mu(x-nu) U_nu(x+mu-nu))^dag U_nu(x-nu)
@@ -170,7 +173,8 @@ EMPRISM_HD inline bool draw_su2_x0(double alpha, std::uint64_t seed, std::uint32
 // The heatbath of one link with staple a in its three SU(2) subgroups; `site` is the global lexicographic site.
 EMPRISM_HD inline SU3<double> heatbath_link(SU3<double> link, const SU3<double>& a, int mu, double beta,
                                             std::uint64_t seed, std::uint32_t stream, std::uint64_t site) {
-  for (int s = 0; s < 3; ++s) {
+  EMPRISM_UNROLL  // constant rows i, j: the link stays in registers on a GPU
+      for (int s = 0; s < 3; ++s) {
     const int i = hb::sub_i(s), j = hb::sub_j(s);
     double b[4];
     hb::block_quaternion(link, a, i, j, b);
@@ -198,6 +202,7 @@ EMPRISM_HD inline SU3<double> heatbath_link(SU3<double> link, const SU3<double>&
 
 // Overrelaxation of one link with staple a: in each subgroup R = (V^dag)^2, which keeps Re tr(R W).
 EMPRISM_HD inline SU3<double> overrelax_link(SU3<double> link, const SU3<double>& a) {
+  EMPRISM_UNROLL
   for (int s = 0; s < 3; ++s) {
     const int i = hb::sub_i(s), j = hb::sub_j(s);
     double b[4];
