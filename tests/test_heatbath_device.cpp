@@ -1,9 +1,9 @@
 // test_heatbath_device.cpp: the device heatbath (src/physics/heatbath_device.hpp) on one rank against the host's
 // (src/physics/heatbath.hpp): on the CPU backend the device path runs the same per-site code in the same order, so a
-// compound sweep, an overrelaxation pass and the plaquette have the host's bits (every link of the box, halo
-// included); on a GPU the comparison to rounding is tests/gpu/test_gpu_heatbath.cpp, and the distributed device
-// path is tests/mpi/test_heatbath_mpi.cpp. Also: every step of a sweep is a row of the metrics with its work.
-// Single rank.
+// compound sweep (with the host's halo refresh and with the halo kernels), an overrelaxation pass and the plaquette
+// have the host's bits (every link of the box, halo included); on a GPU the comparison to rounding is
+// tests/gpu/test_gpu_heatbath.cpp, and the distributed device path is tests/mpi/test_heatbath_mpi.cpp. Also: every step
+// of a sweep is a row of the metrics with its work. Single rank.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -38,15 +38,17 @@ TEST(HeatbathDevice, CompoundSweepsAreTheHostsOnTheCpuBackend) {
   const Geometry geom = Geometry::single_rank(kLat);
   Communicator comm;
   MetricsRegistry metrics;
-  HostGauge host = make_random_gauge(geom, 9, 1.0), dev_out(geom);
-  DeviceHeatbath dev(metrics, host, nullptr);
-  for (std::uint64_t s = 3; s < 5; ++s) {
-    heatbath_sweep(host, params(), s, nullptr);
-    dev.sweep(params(), s);
-    EXPECT_EQ(dev.plaquette(comm), plaquette(host, &comm)) << "sweep " << s;
+  for (LinkHaloPath halo : {LinkHaloPath::Auto, LinkHaloPath::Kernels}) {
+    HostGauge host = make_random_gauge(geom, 9, 1.0), dev_out(geom);
+    DeviceHeatbath dev(metrics, host, nullptr, halo);
+    for (std::uint64_t s = 3; s < 5; ++s) {
+      heatbath_sweep(host, params(), s, nullptr);
+      dev.sweep(params(), s);
+      EXPECT_EQ(dev.plaquette(comm), plaquette(host, &comm)) << "sweep " << s;
+    }
+    dev.download(dev_out);
+    EXPECT_TRUE(box_bitwise_equal(dev_out, host)) << (halo == LinkHaloPath::Auto ? "host halo" : "halo kernels");
   }
-  dev.download(dev_out);
-  EXPECT_TRUE(box_bitwise_equal(dev_out, host));
 }
 
 TEST(HeatbathDevice, OverrelaxationIsTheHostsOnTheCpuBackend) {

@@ -33,10 +33,14 @@ double halo_sites(const Geometry& g) {
 
 }  // namespace
 
-DeviceHeatbath::DeviceHeatbath(MetricsRegistry& metrics, const HostGauge& u, const ProcessGrid* grid)
-    : metrics_(metrics), geom_(u.geometry()), grid_(grid), u_(u.storage().size()) {
+DeviceHeatbath::DeviceHeatbath(MetricsRegistry& metrics, const HostGauge& u, const ProcessGrid* grid, LinkHaloPath halo)
+    : metrics_(metrics),
+      geom_(u.geometry()),
+      grid_(grid),
+      host_halo_(halo == LinkHaloPath::Auto && backend::device_is_host()),
+      u_(u.storage().size()) {
   for (int k = 0; k < 4; ++k) split_ = split_ || (grid_ && grid_->dims[k] > 1);
-  if (split_) {
+  if (split_ && !host_halo_) {
     for (int k = 0; k < 4; ++k) face_links_ = std::max<std::size_t>(face_links_, LinkSlab{links(), 0, k}.sites());
     for (Buffer<SU3<double>>* b : {&low_, &high_, &from_fwd_, &from_bwd_}) *b = Buffer<SU3<double>>(face_links_);
     stage_ = static_cast<SU3<double>*>(backend::host_alloc_pinned(4 * face_links_ * sizeof(SU3<double>)));
@@ -113,7 +117,13 @@ void DeviceHeatbath::refresh(int mu) {
   const backend::Stream s = backend::compute_stream();
   const int t = metrics_.start_timing(s);
   double bytes = 0;
-  if (!split_) {
+  if (host_halo_) {  // the host's refresh_link_halo on the buffer (host memory)
+    HaloBox box = geom_.halo_box(4 * sizeof(SU3<double>));
+    box.offset = static_cast<std::size_t>(mu) * sizeof(SU3<double>);
+    box.bytes = sizeof(SU3<double>);
+    fill_host_halo(u_.data(), box, grid_, kDeviceLinkHaloTag);
+    bytes = 2 * halo_sites(geom_) * sizeof(SU3<double>);
+  } else if (!split_) {
     std::int64_t box = 1;
     for (int d = 0; d < 4; ++d) box *= geom_.local()[d] + 2;
     run_kernel(box, LinkHaloWrap{links(), mu});
@@ -152,8 +162,9 @@ void DeviceHeatbath::exchange(int mu, int k) {
 }
 
 std::vector<double> thermalise_on_device(MetricsRegistry& metrics, HostGauge& u, const HeatbathParams& p, int sweeps,
-                                         const ProcessGrid* grid, Communicator& comm, std::uint64_t first_sweep) {
-  DeviceHeatbath hb(metrics, u, grid);
+                                         const ProcessGrid* grid, Communicator& comm, std::uint64_t first_sweep,
+                                         LinkHaloPath halo) {
+  DeviceHeatbath hb(metrics, u, grid, halo);
   std::vector<double> plaq;
   plaq.reserve(static_cast<std::size_t>(sweeps > 0 ? sweeps : 0));
   for (int s = 0; s < sweeps; ++s) {

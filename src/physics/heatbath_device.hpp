@@ -4,13 +4,13 @@
 // one-site halo). After each block the halo copies of U_mu are refreshed on the device: by the periodic wrap (one
 // launch) when no direction is split over ranks, else direction by direction as comm's fill_host_halo does (the
 // faces of U_mu packed on the device, swapped with the neighbours through a pinned host copy by exchange_faces,
-// unpacked; the periodic copy for unsplit directions). On the CPU backend the result has heatbath_sweep's bits; on
-// a GPU it agrees to rounding (contracted multiply-adds). The field does not depend on the process grid.
-// Metrics rows: "heatbath_update" and "heatbath_overrelax" (each block; flops and minimum bytes of
-// kernels/heatbath.hpp), "heatbath_halo" (each refresh of one direction's halo), "heatbath_reunitarise",
-// "heatbath_plaquette" (the device's plaquette and its sums), "heatbath_upload" and "heatbath_download".
-// Who may call: the constructor and download are rank-local; sweep, overrelax and thermalise are collective over
-// the grid (halo exchange), plaquette over comm.
+// unpacked; the periodic copy for unsplit directions). On the CPU backend fill_host_halo itself does it (LinkHaloPath).
+// On the CPU backend the result has heatbath_sweep's bits; on a GPU it agrees to rounding (contracted multiply-adds).
+// The field does not depend on the process grid. Metrics rows: "heatbath_update" and "heatbath_overrelax" (each block;
+// flops and minimum bytes of kernels/heatbath.hpp), "heatbath_halo" (each refresh of one direction's halo),
+// "heatbath_reunitarise", "heatbath_plaquette" (the device's plaquette and its sums), "heatbath_upload" and
+// "heatbath_download". Who may call: the constructor and download are rank-local; sweep, overrelax and thermalise are
+// collective over the grid (halo exchange), plaquette over comm.
 #pragma once
 
 #include <cstdint>
@@ -26,11 +26,17 @@
 
 namespace emprism {
 
+// How the halo of U_mu is refreshed: Auto = the kernels on a GPU, the host's fill_host_halo on the CPU backend (its
+// device memory is host memory: the host path itself, without a parallel region per refresh); Kernels = the kernels
+// on any backend (tests of the kernels' exchange on CPU ranks).
+enum class LinkHaloPath { Auto, Kernels };
+
 class DeviceHeatbath {
  public:
   // Copies u (every link of the box; the halo need not be filled: sweep refreshes it first) to the device. grid as
   // heatbath_sweep's (nullptr: one rank, periodic wrap); it must outlive this object, and so must metrics.
-  DeviceHeatbath(MetricsRegistry& metrics, const HostGauge& u, const ProcessGrid* grid);
+  DeviceHeatbath(MetricsRegistry& metrics, const HostGauge& u, const ProcessGrid* grid,
+                 LinkHaloPath halo = LinkHaloPath::Auto);
   ~DeviceHeatbath();
   DeviceHeatbath(const DeviceHeatbath&) = delete;
   DeviceHeatbath& operator=(const DeviceHeatbath&) = delete;
@@ -56,6 +62,7 @@ class DeviceHeatbath {
   MetricsRegistry& metrics_;
   const Geometry& geom_;
   const ProcessGrid* grid_;
+  bool host_halo_;      // refresh through fill_host_halo (LinkHaloPath::Auto on the CPU backend)
   bool split_ = false;  // some direction is split over ranks
   Buffer<SU3<double>> u_;
   Buffer<SU3<double>> low_, high_, from_fwd_, from_bwd_;  // device faces (split directions only)
@@ -66,6 +73,7 @@ class DeviceHeatbath {
 // thermalise(u, p, sweeps, grid, comm, first_sweep) through DeviceHeatbath: u uploaded, the sweeps run on the
 // device with the plaquette after each, u downloaded. Collective over the grid.
 std::vector<double> thermalise_on_device(MetricsRegistry& metrics, HostGauge& u, const HeatbathParams& p, int sweeps,
-                                         const ProcessGrid* grid, Communicator& comm, std::uint64_t first_sweep = 0);
+                                         const ProcessGrid* grid, Communicator& comm, std::uint64_t first_sweep = 0,
+                                         LinkHaloPath halo = LinkHaloPath::Auto);
 
 }  // namespace emprism

@@ -42,7 +42,7 @@ struct Run {
   std::vector<double> plaq;
 };
 
-// device: the sweeps of src/physics/heatbath_device.hpp (on the CPU backend: its halo exchange through comm).
+// device: the sweeps of src/physics/heatbath_device.hpp with its halo kernels (packing, exchange_faces, unpacking).
 Run run(const Geometry& geom, const ProcessGrid* grid, Communicator& comm, bool hot, bool device = false) {
   HostGauge u = hot ? make_random_gauge(geom, 77, 1.0) : make_unit_gauge(geom);
   HeatbathParams p;
@@ -53,7 +53,7 @@ Run run(const Geometry& geom, const ProcessGrid* grid, Communicator& comm, bool 
   MetricsRegistry metrics;
   const int sweeps = hot ? 2 : 3;
   const std::uint64_t first = hot ? 100 : 0;
-  r.plaq = device ? thermalise_on_device(metrics, u, p, sweeps, grid, comm, first)
+  r.plaq = device ? thermalise_on_device(metrics, u, p, sweeps, grid, comm, first, LinkHaloPath::Kernels)
                   : thermalise(u, p, sweeps, grid, comm, first);
   r.links = gauge_to_natural(u);
   return r;
