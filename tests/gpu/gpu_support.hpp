@@ -16,8 +16,8 @@ inline bool no_gpu() { return backend::device_is_host() || backend::device_count
 
 // Keeps the sites of one parity (x+y+z+t mod 2) of a field on lattice `lat` (12 components per site), zeroes the
 // others.
-inline std::vector<std::complex<double>> on_parity(const Extents& lat, const std::vector<std::complex<double>>& psi,
-                                                   int parity) {
+inline std::vector<std::complex<double>> on_parity(const ref::Extents& lat,
+                                                   const std::vector<std::complex<double>>& psi, int parity) {
   std::vector<std::complex<double>> out(psi.size());
   for (std::size_t s = 0; s < psi.size() / 12; ++s) {
     const ref::Coords x = ref::site_coords(lat, static_cast<int>(s));
