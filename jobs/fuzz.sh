@@ -43,8 +43,8 @@ step "unit tests under ASan+UBSan (filter '$FILTER', $JOBS shards at once)"
 # under ctest already, so they do not share files).
 pids=()
 for ((k = 0; k < JOBS; ++k)); do
-  (cd "$BUILD/tests" && OMP_WAIT_POLICY=passive GTEST_TOTAL_SHARDS=$JOBS GTEST_SHARD_INDEX=$k ./emprism_tests --gtest_filter="$FILTER" \
-    --gtest_brief=1 >"$BUILD/unit-tests-$k.log" 2>&1) &
+  (cd "$BUILD/tests" && OMP_WAIT_POLICY=passive GTEST_TOTAL_SHARDS=$JOBS GTEST_SHARD_INDEX=$k \
+    ./emprism_tests --gtest_filter="$FILTER" --gtest_brief=1 >"$BUILD/unit-tests-$k.log" 2>&1) &
   pids+=($!)
 done
 tests_failed=0
