@@ -10,18 +10,16 @@
 #include <cmath>
 
 #include "comm/communicator.hpp"
-#include "kernels/backend/runtime.hpp"
+#include "gpu_support.hpp"
 #include "src/lattice/gauge.hpp"
 #include "src/physics/heatbath.hpp"
 #include "src/physics/heatbath_device.hpp"
 
-namespace emprism {
+namespace emprism::test {
 namespace {
 
 const Extents kLat{8, 6, 4, 10};
 constexpr double kTol = 1e-12;
-
-bool no_gpu() { return backend::device_is_host() || backend::device_count() == 0; }
 
 // max over every link of the box (halo included) and entry of |a - b|.
 double max_diff(const HostGauge& a, const HostGauge& b) {
@@ -77,4 +75,4 @@ TEST(GpuHeatbath, OverrelaxationMatchesCpu) {
 }
 
 }  // namespace
-}  // namespace emprism
+}  // namespace emprism::test
