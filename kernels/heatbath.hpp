@@ -14,12 +14,13 @@
 //   LinkSlabPack      thread = slab site: U_mu on the slabs x[k] = 0 and l[k] - 1 into two face buffers, in the
 //                     order of fill_host_halo (lower directions fastest), and LinkSlabUnpack the received faces
 //                     into the halo slabs x[k] = l[k] and -1
-// Work per updated link (the metrics rows of heatbath_device.cpp): the staple 6 x 2 SU(3) products (198 flops each)
-// and 5 sums (36 flops) = 2556 flops, plus per subgroup the 2x2 block of U A (4 x 22 + 8), the SU(2) draw (~50,
-// one accept/reject attempt counted), the SU(2) product (56) and its application to two rows (84): 3 x 286 = 858
-// for the heatbath, 3 x 250 = 750 for the overrelaxation. Minimum bytes (docs/conventions.md section 11, each
-// input once): the 6 links of the other directions at both parities touching x (3 x 2, as the block holds half the
-// sites), U_mu of the other parity, and U_mu(x) read and written: 9 x 144 B = 1296 B per updated link.
+// Work per updated link (the metrics rows of heatbath_device.cpp): the staple, 3 directions nu x 2 terms x 2 SU(3)
+// products (198 flops each) and 6 sums of 18 = 2484 flops; per subgroup the 2x2 block of U A (4 x 22 + 8), its norm
+// (~10), the SU(2) draw (~50, one accept/reject attempt counted), the SU(2) product (56) and its application to two
+// rows (84): 3 x 290 = 870 for the heatbath; 3 x 250 = 750 for the overrelaxation (no draw).
+// Minimum bytes (docs/conventions.md section 11, each input once): the links of the other three directions at x and
+// at its neighbour of the other parity (3 x 2: the block holds half the sites), U_mu of the other parity, and U_mu(x)
+// read and written: 9 x 144 B = 1296 B per updated link.
 // Who may call: src/physics/heatbath.cpp and src/physics/heatbath_device.cpp.
 #pragma once
 
@@ -35,7 +36,8 @@ namespace emprism {
 // RNG streams of the heatbath: kHeatbathStreamBase | sweep index (src/physics/heatbath.hpp).
 constexpr std::uint32_t kHeatbathStreamBase = 0x80000000u;
 
-constexpr double kHeatbathStapleFlops = 2556, kHeatbathLinkFlops = 2556 + 858, kOverrelaxLinkFlops = 2556 + 750;
+constexpr double kHeatbathStapleFlops = 2484, kHeatbathLinkFlops = kHeatbathStapleFlops + 870,
+                 kOverrelaxLinkFlops = kHeatbathStapleFlops + 750;
 constexpr double kHeatbathLinkBytes = 9 * sizeof(SU3<double>);
 
 namespace hb {
