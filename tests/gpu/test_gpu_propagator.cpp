@@ -8,13 +8,13 @@
 
 #include <limits>
 
+#include "gpu_support.hpp"
 #include "kernels/backend/runtime.hpp"
 #include "propagator_device_checks.hpp"
 
 namespace emprism::test {
 namespace {
 
-bool no_gpu() { return backend::device_is_host() || backend::device_count() == 0; }
 const double kTol = 256 * std::numeric_limits<double>::epsilon();
 // With link smearing on the device: the links' bound (LinkSmearingMatchesHost below) carried through the quark
 // smearing's linear steps (each entry of H psi sums 6 hops of unit-norm links: the relative error stays of the links').
