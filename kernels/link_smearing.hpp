@@ -13,7 +13,8 @@
 //   ape_link             Proj_SU3[(1 - alpha) v + (alpha / 4) staples]
 //   stout_link           C = rho staples, Omega = C v^dag, Q = (i/2)(Omega^dag - Omega) - (i/6) tr(Omega^dag - Omega),
 //                        exp(i Q) v
-//   LinkSmearStep        thread = interior site of the slice: its three links from the previous step's (halo filled)
+//   LinkSmearStep        thread = one link (3 per interior site of the slice), from the previous step's links (halo
+//                        filled)
 //   SlicePlaquetteSite   thread = interior site: the sum over i < j of Re tr P_ij / 3 (spatial plaquettes)
 //   SliceLinksFromExt    thread = interior site: the spatial links of local timeslice t of a field in the extended
 //                        layout (kernels/clover_build.hpp's ExtGaugeView: HostGauge's storage, or its device copy)
@@ -227,25 +228,25 @@ struct LinkSmearStep {
   double weight;          // alpha or rho
 
   EMPRISM_HD SU3<double> at(const int x[3], int i) const { return in[box.index(x) * 3 + i]; }
+  // k = 3 * (interior site) + i: one link per thread (3 slice volumes of threads).
   EMPRISM_HD void operator()(int k) const {
+    const int i = k % 3;
     int x[3];
-    box.interior(k, x);
-    for (int i = 0; i < 3; ++i) {
-      SU3<double> staples = smear_detail::zero_m3();
-      for (int j = 0; j < 3; ++j) {
-        if (j == i) continue;
-        int xpi[3] = {x[0], x[1], x[2]}, xpj[3] = {x[0], x[1], x[2]}, xmj[3] = {x[0], x[1], x[2]};
-        ++xpi[i];
-        ++xpj[j];
-        --xmj[j];
-        int xmjpi[3] = {xmj[0], xmj[1], xmj[2]};
-        ++xmjpi[i];
-        staples = staples + at(x, j) * at(xpj, i) * dagger(at(xpi, j));
-        staples = staples + dagger(at(xmj, j)) * at(xmj, i) * at(xmjpi, j);
-      }
-      const SU3<double> v = at(x, i);
-      out[box.index(x) * 3 + i] = ape ? ape_link(v, staples, weight) : stout_link(v, staples, weight);
+    box.interior(k / 3, x);
+    SU3<double> staples = smear_detail::zero_m3();
+    for (int j = 0; j < 3; ++j) {
+      if (j == i) continue;
+      int xpi[3] = {x[0], x[1], x[2]}, xpj[3] = {x[0], x[1], x[2]}, xmj[3] = {x[0], x[1], x[2]};
+      ++xpi[i];
+      ++xpj[j];
+      --xmj[j];
+      int xmjpi[3] = {xmj[0], xmj[1], xmj[2]};
+      ++xmjpi[i];
+      staples = staples + at(x, j) * at(xpj, i) * dagger(at(xpi, j));
+      staples = staples + dagger(at(xmj, j)) * at(xmj, i) * at(xmjpi, j);
     }
+    const SU3<double> v = at(x, i);
+    out[box.index(x) * 3 + i] = ape ? ape_link(v, staples, weight) : stout_link(v, staples, weight);
   }
 };
 

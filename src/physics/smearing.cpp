@@ -81,7 +81,7 @@ void SourceSmearer::fill_link_halo() {
 void SourceSmearer::smear_links_once() {
   std::vector<M3> next(links_.size(), identity_su3<double>());
   const LinkSmearStep f = link_step_functor(box_, cfg_, links_.data(), next.data());
-  const std::int64_t n = geom_.slice_volume();
+  const std::int64_t n = 3 * geom_.slice_volume();  // one link per call
 #pragma omp parallel for schedule(static)
   for (std::int64_t k = 0; k < n; ++k) f(static_cast<int>(k));
   links_.swap(next);

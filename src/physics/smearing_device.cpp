@@ -111,7 +111,7 @@ void SourceSmearing::smear_links(Communicator* comm) {
       for (int s = 0; s < cfg_.link_steps; ++s) {
         const backend::Stream st = backend::compute_stream();
         const int t = metrics_.start_timing(st);
-        run_kernel(n, link_step_functor(hb, cfg_, links_.data(), next.data()));
+        run_kernel(3 * n, link_step_functor(hb, cfg_, links_.data(), next.data()));  // a link per thread
         fill_link_halo(next);
         metrics_.stop_timing(t, st, "link_smearing", slice * kLinkSmearingFlopsPerSite,
                              slice * kLinkSmearingBytesPerSite);
