@@ -6,10 +6,11 @@
 //   QuarkSmearStep  thread = interior site of the slice (natural order): out = wuppertal (psi + alpha H psi) /
 //                   (1 + 6 alpha), or jacobi psi0 + kappa_s H psi, H psi(x) = sum_i V_i(x) psi(x+i) + V_i(x-i)^dag
 //                   psi(x-i) (psi's halo filled)
-//   SliceHaloWrap   thread = box site: a halo site takes the value of its periodic image (no spatial partitioning)
+//   SliceHaloWrap   thread = box site: a halo site takes the value of its periodic image (no spatial partitioning);
+//                   SliceHaloWrapOf<SU3<double>, 3> does the same for the slice links
 //   SliceTransfer   thread = interior site: timeslice t of a parity-split spinor field to the box, or back
 //   PointSource     thread = site of one parity: 1 at (site, spin, colour), 0 elsewhere (sources.hpp's point source)
-// Who may call: src/physics/smearing.cpp and src/physics/smearing_device.cpp.
+// Who may call: src/physics/smearing.cpp, src/physics/smearing_device.cpp and kernels/link_smearing.hpp.
 #pragma once
 
 #include "kernels/lattice_arg.hpp"
@@ -61,9 +62,11 @@ struct QuarkSmearStep {
   }
 };
 
-struct SliceHaloWrap {
+// N elements of T per box site (N = 1: a spinor; T = SU3<double>, N = 3: the slice links).
+template <typename T, int N>
+struct SliceHaloWrapOf {
   SliceBoxArg box;
-  Spinor<double>* f;
+  T* f;
   EMPRISM_HD void operator()(int i) const {
     int x[3], r = i;
     bool halo = false;
@@ -76,9 +79,11 @@ struct SliceHaloWrap {
         x[k] = (x[k] + box.l[k]) % box.l[k];
       }
     }
-    if (halo) f[i] = f[box.index(x)];
+    if (halo)
+      for (int c = 0; c < N; ++c) f[i * N + c] = f[box.index(x) * N + c];
   }
 };
+using SliceHaloWrap = SliceHaloWrapOf<Spinor<double>, 1>;
 
 struct SliceTransfer {
   LatticeArg lat;

@@ -53,7 +53,8 @@ inline double contraction_difference(const Geometry& g, const std::array<int, 4>
   return d;
 }
 
-// Smearing of a random field (every timeslice filled) with the links of u: SourceSmearing vs SourceSmearer::apply.
+// Smearing of a random field (every timeslice filled) with the links of u, smeared on the device (SourceSmearing) and
+// on the host (SourceSmearer::apply).
 inline double smearing_difference(const HostGauge& u, int t0, const SmearingParams& cfg, unsigned seed) {
   const Geometry& g = u.geometry();
   const SourceSmearer s(u, t0, cfg, nullptr, nullptr);
@@ -62,8 +63,33 @@ inline double smearing_difference(const HostGauge& u, int t0, const SmearingPara
   spinor_from_natural(g, host, f);
   s.apply(host);
   MetricsRegistry metrics;
-  SourceSmearing(metrics, s, g).apply(f);
+  SourceSmearing(metrics, u, t0, cfg, nullptr, nullptr).apply(f);
   return max_rel_diff(spinor_to_natural(g, f), host);
+}
+
+// The smeared slice links and their spatial plaquette: SourceSmearing (device) vs SourceSmearer (host), the largest
+// difference of an entry of a link (links are O(1)) over the interior and the halo, and of the plaquette.
+struct LinkSmearingDifference {
+  double links = 1, plaquette = 1;
+};
+// dev (optional): the device copy of u, which the device smearing then reads instead of u (the run's random field).
+inline LinkSmearingDifference link_smearing_difference(const HostGauge& u, int t0, const SmearingParams& cfg,
+                                                       const DeviceGauge* dev = nullptr) {
+  const SourceSmearer s(u, t0, cfg, nullptr, nullptr);
+  MetricsRegistry metrics;
+  const SourceSmearing d = dev ? SourceSmearing(metrics, dev->data(), dev->geometry(), t0, cfg, nullptr, nullptr)
+                               : SourceSmearing(metrics, u, t0, cfg, nullptr, nullptr);
+  const std::vector<SU3<double>> got = d.download_links();
+  LinkSmearingDifference r;
+  if (got.size() != s.links().size() || got.empty()) return r;
+  r.links = 0;
+  for (std::size_t k = 0; k < got.size(); ++k)
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        r.links = std::max(r.links, std::abs(Cd(got[k].e[i][j].re, got[k].e[i][j].im) -
+                                             Cd(s.links()[k].e[i][j].re, s.links()[k].e[i][j].im)));
+  r.plaquette = std::abs(d.spatial_plaquette() - s.spatial_plaquette());
+  return r;
 }
 
 // The point source built on the device vs make_source (exact: no arithmetic).

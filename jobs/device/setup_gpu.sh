@@ -7,22 +7,28 @@
 #   1. Dependencies the image lacks (toml++, Random123): unpacks the .debs carried in .debs/ as multi_gpu.sh does.
 #   2. Builds the CUDA backend for sm_90 (-j16) into build-device/.
 #   3. ctest -L gpu (every GPU test, with GpuSetup.*: the clover term, its inverse, the operator and the random gauge
-#      field built on the device against the CPU path; GpuPropagator.*: the contractions, the quark smearing and the
-#      point source on the device against the host code), then the CPU suite's CloverDevice.*, GaugeDevice.*,
-#      PropagatorDevice.*, Dirac.*, Solver.* tests, which run on the GPU in this build (the device set-up against
-#      make_clover and make_random_gauge to rounding; Philox against Random123 bit for bit; the solve of device
-#      fields bit for bit against the solve of host vectors).
+#      field built on the device against the CPU path; GpuPropagator.*: the contractions, the quark smearing, the
+#      APE/stout link smearing (LinkSmearingMatchesHost: every link entry and the spatial plaquette within 1e-12 of
+#      the host's double path after 5 steps) and the point source on the device against the host code), then the CPU
+#      suite's CloverDevice.*, GaugeDevice.*, PropagatorDevice.*, Dirac.*, Solver.* tests, which run on the GPU in
+#      this build (the device set-up against make_clover and make_random_gauge to rounding; Philox against Random123
+#      bit for bit; the solve of device fields bit for bit against the solve of host vectors; the operator built from
+#      the device-resident random field bit for bit against the one built from its host copy:
+#      CloverDevice.*FromDeviceField*; link smearing of the device-resident field: PropagatorDevice.LinkSmearing*),
+#      and Mpi.Smearing.* (1, 2 and 4 ranks on the one GPU: the device link and quark smearing with host-staged halos
+#      against the host's, within 1e-12).
 #   4. Timings, each run once:
 #      one_solve  32^3x64, random gauge (width 0.3, seed 11), csw 1, one fp32 noise solve to 1e-5 (bench_32x64.toml
 #                 with metrics.peak = false): the program's "set-up:" line (each step; the plaquette and link trace
-#                 are computed on the device inside "gauge": rows setup_gauge_observables and setup_gauge_download,
-#                 now through pinned memory), the time from the program's first log line to the solve's start
+#                 are computed on the device inside "gauge": row setup_gauge_observables; the field stays on the
+#                 device and the operator is built from it: no setup_gauge_download, no setup_gauge_copy row), the time from the program's first log line to the solve's start
 #                 ("before CG", target <= 1.0 s), the whole run (first to last log line) against the solve's CG
 #                 time (target <= 1.0 s + 1.2 x solve), and the process wall time.
 #      propagator jobs/bench/propagator_32x64.toml as it is: the whole propagator ("propagator complete in X s")
-#                 against the sum of its 12 CG solves (target <= 1.3 x); the host link smearing row and the device
-#                 rows of the sources and contractions (point_source, quark_smearing, meson_contractions,
-#                 meson_planes; propagator_download only with output.fields).
+#                 against the sum of its 12 CG solves (target <= 1.3 x); the device rows of the link smearing
+#                 (smearing_slice_links, link_smearing, smearing_plaquette: host_link_smearing is gone), the sources
+#                 and contractions (point_source, quark_smearing, meson_contractions, meson_planes;
+#                 propagator_download only with output.fields).
 #   5. Prints a table and the set-up rows of the kernel table; leaves summary.txt and results.tar.gz in $OUT.
 # Exit status: 0 when the build and every test passed (the timings are reported, not judged).
 # Optional: EMPRISM_DEVICE_SKIP_TESTS=1, EMPRISM_DEVICE_SKIP_PROPAGATOR=1, EMPRISM_DEVICE_JOBS (default 16),
@@ -40,6 +46,7 @@ else
   device_ctest gpu -L gpu
   grep -E "Gpu(Setup|Propagator)\." "$out/ctest_gpu.log" | sed 's/^ *[0-9/]* *Test *#[0-9]*: /  /' | tee -a "$summary"
   device_ctest cpu_suite -R '^(CloverDevice|GaugeDevice|PropagatorDevice|Dirac|Solver)\.' -j 8
+  device_ctest mpi_smearing -R '^Mpi\.Smearing\.'
 fi
 say "tests done ($(elapsed))"
 
@@ -93,11 +100,12 @@ if [ "${EMPRISM_DEVICE_SKIP_PROPAGATOR:-0}" != 1 ]; then
   say "propagator (exit $(cat "$work/$w.rc")): whole ${prop:--} s, sum of CG ${cg:--} (s, solves), ratio ${ratio:--}" \
     "(target <= 1.3); process wall $(cat "$work/$w.wall") s"
   grep -E "set-up: " "$work/$w.log" | sed 's/^.*\] /  /' | tee -a "$summary"
-  grep -E "^\[.*\] (setup[._][a-z_.]*|host_[a-z_]*|point_source|quark_smearing|smearing_links_upload|meson_[a-z]*|propagator_download) " \
+  grep -E "^\[.*\] (setup[._][a-z_.]*|host_[a-z_]*|smearing_slice_links|link_smearing|smearing_plaquette|point_source|quark_smearing|meson_[a-z]*|propagator_download) " \
     "$work/$w.log" | sed 's/^.*\] /  /' | tee -a "$summary"
 fi
-touch "$out/ctest_gpu.log" "$out/ctest_cpu_suite.log"
+touch "$out/ctest_gpu.log" "$out/ctest_cpu_suite.log" "$out/ctest_mpi_smearing.log"
 tar -czf "$out/results.tar.gz" -C "$out" work cmake.log build.log summary.txt ctest_gpu.log ctest_cpu_suite.log \
+  ctest_mpi_smearing.log \
   2> /dev/null
 rm -rf "$work"
 say "total $(elapsed); exit $status"

@@ -3,6 +3,7 @@
 //   ParitySpinor<R>  spinors on the sites of one parity
 //   SpinorField<R>   a full-lattice spinor as its even and odd halves
 //   GaugeField<R>    the links U_mu(x) of both parities, 18, 12 or 8 reals per link (kernels/link_format.hpp)
+//   DeviceGauge      the double links with their halo in the host field's layout (a field generated on the device)
 //   CloverField<R>   A or A^-1, one CloverSite per site of one parity
 // Host code reads and writes whole fields as element vectors in checkerboard order (download/upload): a host
 // staging copy of the raw memory is read or filled through the same view type the kernels use, so only
@@ -156,6 +157,27 @@ class GaugeField {
   int vh_;
   int rc_;
   Buffer<R> buf_;
+};
+
+// The double links U_mu(x) of a gauge field with their one-site halo on the device, in HostGauge's storage layout
+// (src/lattice/gauge.hpp: [halo_index(x)][mu]; kernels/clover_build.hpp's ExtGaugeView): a field made on the device
+// (src/physics/gauge_device.hpp) that the operator's fields and the smearing read where it is, without a host copy.
+// g must outlive the field.
+class DeviceGauge {
+ public:
+  explicit DeviceGauge(const Geometry& g) : geom_(&g), buf_(links_with_halo(g)) {}
+  const Geometry& geometry() const { return *geom_; }
+  SU3<double>* data() { return buf_.data(); }
+  const SU3<double>* data() const { return buf_.data(); }
+  std::size_t size() const { return buf_.size(); }
+  std::size_t bytes() const { return buf_.bytes(); }
+  Buffer<SU3<double>>& buffer() { return buf_; }
+  const Buffer<SU3<double>>& buffer() const { return buf_; }
+
+ private:
+  static std::size_t links_with_halo(const Geometry& g) { return g.halo_box().sites() * 4; }
+  const Geometry* geom_;
+  Buffer<SU3<double>> buf_;
 };
 
 template <typename R>

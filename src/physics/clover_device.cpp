@@ -70,16 +70,10 @@ double round_trip_deviation(const SU3<double>& u) {
 }  // namespace
 
 template <typename R>
-void build_operator_fields(Context& ctx, const HostGauge& u, double kappa, double csw, GaugeField<R>& gauge,
+void build_operator_fields(Context& ctx, const DeviceGauge& u, double kappa, double csw, GaugeField<R>& gauge,
                            CloverField<R> a[2], CloverField<R> a_inv[2]) {
   const Geometry& g = u.geometry();
-  const auto& host = u.storage();
-  const auto t0 = std::chrono::steady_clock::now();
-  Buffer<SU3<double>> links(host.size());
-  links.copy_from_host(host.data());
-  ctx.metrics.record("setup_gauge_copy", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-                     0, static_cast<double>(links.bytes()));
-  const ExtGaugeView ext = ext_view(links, g);
+  const ExtGaugeView ext = ext_view(u.buffer(), g);
   switch (gauge.reconstruct()) {
     case 12:
       links_of_format<12>(ctx, g, ext, gauge);
@@ -107,7 +101,23 @@ void build_operator_fields(Context& ctx, const HostGauge& u, double kappa, doubl
                          2 * std::int64_t{g.half_volume()}, f)
             .v[0];
   }
-  if (singular > 0) make_clover(u, kappa, csw);  // names the first singular site (throws)
+  if (singular > 0) {  // names the first singular site (throws): the host's make_clover on a host copy (rare)
+    HostGauge host(g, HostGauge::Uninitialised{});
+    u.buffer().copy_to_host(host.storage().data());
+    make_clover(host, kappa, csw);
+  }
+}
+
+template <typename R>
+void build_operator_fields(Context& ctx, const HostGauge& u, double kappa, double csw, GaugeField<R>& gauge,
+                           CloverField<R> a[2], CloverField<R> a_inv[2]) {
+  const auto& host = u.storage();
+  const auto t0 = std::chrono::steady_clock::now();
+  DeviceGauge links(u.geometry());
+  links.buffer().copy_from_host(host.data());
+  ctx.metrics.record("setup_gauge_copy", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                     0, static_cast<double>(links.bytes()));
+  build_operator_fields(ctx, static_cast<const DeviceGauge&>(links), kappa, csw, gauge, a, a_inv);
 }
 
 template <typename R, typename Ro>
@@ -168,6 +178,10 @@ template void convert_operator_fields<float, double>(Context&, const Geometry&, 
 template void build_operator_fields<float>(Context&, const HostGauge&, double, double, GaugeField<float>&,
                                            CloverField<float>[2], CloverField<float>[2]);
 template void build_operator_fields<double>(Context&, const HostGauge&, double, double, GaugeField<double>&,
+                                            CloverField<double>[2], CloverField<double>[2]);
+template void build_operator_fields<float>(Context&, const DeviceGauge&, double, double, GaugeField<float>&,
+                                           CloverField<float>[2], CloverField<float>[2]);
+template void build_operator_fields<double>(Context&, const DeviceGauge&, double, double, GaugeField<double>&,
                                             CloverField<double>[2], CloverField<double>[2]);
 
 }  // namespace emprism

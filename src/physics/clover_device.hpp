@@ -1,7 +1,7 @@
-// clover_device.hpp: the operator's fields built on the device from the host gauge field: the links in the
-// operator's precision and format (18, 12 or 8 reals per link, kernels/link_format.hpp) and the clover term A with its
-// inverse on both parities (kernels/clover_build.hpp), from one raw copy of the double links with their halo (no host
-// reorder, no host clover). The same per-site code runs on the CPU backend and gives make_clover's bits
+// clover_device.hpp: the operator's fields built on the device from the host gauge field or its device copy: the links
+// in the operator's precision and format (18, 12 or 8 reals per link, kernels/link_format.hpp) and the clover term A
+// with its inverse on both parities (kernels/clover_build.hpp), from one raw copy of the double links with their halo
+// (no host reorder, no host clover). The same per-site code runs on the CPU backend and gives make_clover's bits
 // (src/physics/clover.hpp, the reference).
 // Metrics rows: "setup_gauge_copy" (the copy to the device), "setup_gauge_links" (links to R, packed), "setup_clover"
 // (A and A^-1, both parities), "setup_convert" (the fields of another precision rounded, mixed precision).
@@ -19,6 +19,11 @@ namespace emprism {
 // when a block of A is singular.
 template <typename R>
 void build_operator_fields(Context& ctx, const HostGauge& u, double kappa, double csw, GaugeField<R>& gauge,
+                           CloverField<R> a[2], CloverField<R> a_inv[2]);
+// The same from a field already on the device (its halo filled; no copy, no row "setup_gauge_copy"): the same kernels
+// on the same double links, so the same bits as from the host copy of it.
+template <typename R>
+void build_operator_fields(Context& ctx, const DeviceGauge& u, double kappa, double csw, GaugeField<R>& gauge,
                            CloverField<R> a[2], CloverField<R> a_inv[2]);
 
 // Before links of 12 or 8 reals are built (local; a caller on several ranks agrees the outcome): throws InputError

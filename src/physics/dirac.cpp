@@ -53,6 +53,12 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const HostGaug
 }
 
 template <typename R>
+WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const DeviceGauge& gauge, const DiracParams& params)
+    : WilsonClover(ctx, geom, params) {
+  build_operator_fields(ctx, gauge, params.kappa, params.csw, gauge_, a_, a_inv_);
+}
+
+template <typename R>
 template <typename Ro>
 WilsonClover<R>::WilsonClover(Context& ctx, const WilsonClover<Ro>& other)
     : WilsonClover(ctx, other.geometry(), other.params()) {

@@ -58,6 +58,8 @@ class WilsonClover {
  public:
   // The links and the clover term built on the device from the host field (src/physics/clover_device.hpp).
   WilsonClover(Context& ctx, const Geometry& geom, const HostGauge& gauge, const DiracParams& params);
+  // The same from a field on the device (src/physics/gauge_device.hpp), no host copy: the same bits.
+  WilsonClover(Context& ctx, const Geometry& geom, const DeviceGauge& gauge, const DiracParams& params);
   // The links and the clover term of `other` rounded to R on the device (mixed precision: the inner operator from
   // the outer one; the same bits as building it from the gauge field).
   template <typename Ro>

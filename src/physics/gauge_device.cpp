@@ -24,17 +24,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The sum of the per-site terms in ordered_sum's blocks, the block totals added in order on the host.
-double ordered_device_sum(const Buffer<double>& terms, Buffer<double>& blocks, std::int64_t n) {
-  run_kernel(static_cast<std::int64_t>(blocks.size()),
-             OrderedBlockSums{terms.data(), blocks.data(), n, static_cast<int>(kOrderedSumBlock)});
-  std::vector<double> host(blocks.size());
-  if (!host.empty()) blocks.copy_to_host(host.data());
-  double sum = 0;
-  for (double b : host) sum += b;
-  return sum;
-}
-
 }  // namespace
 
 GaugeObservables device_gauge_observables(MetricsRegistry& metrics, const Geometry& g, const SU3<double>* ext,
@@ -83,11 +72,19 @@ void download_links_pinned(const Buffer<SU3<double>>& dev, SU3<double>* host) {
   backend::host_free_pinned(stage);
 }
 
-HostGauge make_random_gauge_on_device(MetricsRegistry& metrics, const Geometry& g, std::uint64_t seed, double width,
-                                      Communicator* comm, GaugeObservables* obs) {
-  HostGauge u(g, HostGauge::Uninitialised{});  // every link, halo included, is copied from the device
-  HostGauge::Storage& host = u.storage();
-  Buffer<SU3<double>> dev(host.size());
+double ordered_device_sum(const Buffer<double>& terms, Buffer<double>& blocks, std::int64_t n) {
+  run_kernel(static_cast<std::int64_t>(blocks.size()),
+             OrderedBlockSums{terms.data(), blocks.data(), n, static_cast<int>(kOrderedSumBlock)});
+  std::vector<double> host(blocks.size());
+  if (!host.empty()) blocks.copy_to_host(host.data());
+  double sum = 0;
+  for (double b : host) sum += b;
+  return sum;
+}
+
+DeviceGauge make_random_gauge_device(MetricsRegistry& metrics, const Geometry& g, std::uint64_t seed, double width,
+                                     Communicator* comm, GaugeObservables* obs) {
+  DeviceGauge dev(g);  // every link, halo included, is generated
   RandomGaugeExt f;
   f.u = dev.data();
   for (int k = 0; k < 4; ++k) {
@@ -97,18 +94,29 @@ HostGauge make_random_gauge_on_device(MetricsRegistry& metrics, const Geometry& 
   }
   f.seed = seed;
   f.width = width;
-  const double links = static_cast<double>(host.size());
+  const double links = static_cast<double>(dev.size());
   launch(metrics, {"setup_random_gauge", 600 * links, links * sizeof(SU3<double>)},
-         static_cast<std::int64_t>(host.size() / 4), f);
+         static_cast<std::int64_t>(dev.size() / 4), f);
   if (obs) *obs = device_gauge_observables(metrics, g, dev.data(), comm, "setup_gauge_observables");
+  return dev;
+}
+
+HostGauge download_gauge(MetricsRegistry& metrics, const DeviceGauge& dev) {
+  HostGauge u(dev.geometry(), HostGauge::Uninitialised{});  // every link, halo included, is copied from the device
+  HostGauge::Storage& host = u.storage();
   const auto t0 = std::chrono::steady_clock::now();
   if (backend::device_is_host()) {
-    dev.copy_to_host(host.data());
+    dev.buffer().copy_to_host(host.data());
   } else {
-    download_links_pinned(dev, host.data());
+    download_links_pinned(dev.buffer(), host.data());
   }
-  metrics.record("setup_gauge_download", seconds_since(t0), 0, links * sizeof(SU3<double>));
+  metrics.record("setup_gauge_download", seconds_since(t0), 0, static_cast<double>(dev.bytes()));
   return u;
+}
+
+HostGauge make_random_gauge_on_device(MetricsRegistry& metrics, const Geometry& g, std::uint64_t seed, double width,
+                                      Communicator* comm, GaugeObservables* obs) {
+  return download_gauge(metrics, make_random_gauge_device(metrics, g, seed, width, comm, obs));
 }
 
 }  // namespace emprism

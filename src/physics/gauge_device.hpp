@@ -1,7 +1,7 @@
-// gauge_device.hpp: gauge fields generated on the device (kernels/gauge_generate.hpp) with their halo, copied to the
-// host field (src/lattice/gauge.hpp) in its storage layout: no host generation, no halo exchange (each halo link is
-// generated from its global site, as the neighbouring rank generates it).
-// Who may call: anyone on the rank (collective over comm only with obs and a communicator).
+// gauge_device.hpp: gauge fields generated on the device (kernels/gauge_generate.hpp) with their halo, kept there
+// (DeviceGauge, src/lattice/fields.hpp) or copied to the host field (src/lattice/gauge.hpp) in its storage layout: no
+// host generation, no halo exchange (each halo link is generated from its global site, as the neighbouring rank
+// generates it). Who may call: anyone on the rank (collective over comm only with obs and a communicator).
 #pragma once
 
 #include <cstdint>
@@ -24,6 +24,19 @@ struct GaugeObservables {
 // the host's summation order: plaquette()'s and link_trace()'s bits on the CPU backend), summed over comm
 // (collective; nullptr: this block only). Metrics rows "setup_random_gauge" (the kernel), "setup_gauge_observables"
 // (the per-site terms and their block sums) and "setup_gauge_download".
+// The sum of n per-site terms on the device in src/lattice/ordered_sum.hpp's order (kernels/gauge_observables.hpp's
+// block sums into `blocks`, of (n + kOrderedSumBlock - 1) / kOrderedSumBlock elements, added in order on the host):
+// ordered_sum's bits on the CPU backend.
+double ordered_device_sum(const Buffer<double>& terms, Buffer<double>& blocks, std::int64_t n);
+
+// make_random_gauge_on_device's field kept on the device (no download; rows "setup_random_gauge" and, with obs,
+// "setup_gauge_observables").
+DeviceGauge make_random_gauge_device(MetricsRegistry& metrics, const Geometry& g, std::uint64_t seed, double width,
+                                     Communicator* comm = nullptr, GaugeObservables* obs = nullptr);
+// The host copy of a device field (every link, halo included) through a pinned staging buffer in chunks; row
+// "setup_gauge_download".
+HostGauge download_gauge(MetricsRegistry& metrics, const DeviceGauge& dev);
+
 HostGauge make_random_gauge_on_device(MetricsRegistry& metrics, const Geometry& g, std::uint64_t seed, double width,
                                       Communicator* comm = nullptr, GaugeObservables* obs = nullptr);
 

@@ -2,9 +2,8 @@
 //   SourceSmearer        the spatial links V_i (i = 0,1,2 = x,y,z) of one global timeslice t0, smeared link_steps
 //                        times (APE or stout, spatial staples only), and the quark smearing (Wuppertal or Jacobi)
 //                        of a colour-spinor field restricted to t0 with those links
-//   exp_i_su3            exp(i Q) for a traceless hermitian 3x3 Q (stout)
-//   project_su3_maxtrace the SU(3) matrix X maximising Re tr(W^dag X) (APE)
-//   ape_link, stout_link one smearing step of one link from its staple sum
+//   link_step_functor, quark_step_functor  the per-site steps (kernels/link_smearing.hpp: exp_i_su3,
+//                        project_su3_maxtrace, ape_link and stout_link; kernels/quark_smearing.hpp) for given arrays
 // Conventions: docs/conventions.md section 8 and SmearingParams below:
 //   staple_ij(x) = V_j(x) V_i(x+j) V_j(x+i)^dag + V_j(x-j)^dag V_i(x-j) V_j(x-j+i),  j != i spatial;
 //   a link step updates every link from the previous step's links (never in place);
@@ -25,6 +24,7 @@
 
 #include "comm/communicator.hpp"
 #include "comm/process_grid.hpp"
+#include "kernels/link_smearing.hpp"
 #include "kernels/quark_smearing.hpp"
 #include "kernels/spinor.hpp"
 #include "kernels/su3.hpp"
@@ -62,7 +62,9 @@ constexpr double kLinkSmearingFlopsPerSite = 3 * 4 * 2 * 198 + 3 * 4 * 18 + 3 * 
 constexpr double kLinkSmearingBytesPerSite = 2 * 3 * 144;
 constexpr double kQuarkSmearingFlopsPerSite = 4 * (6 * 66 + 5 * 6 + 18);
 constexpr double kQuarkSmearingBytesPerSite = 2 * 192 + 3 * 144;
-// MPI tags of the field's halo exchange (comm/host_halo.hpp): 720 + mu (to bwd), 730 + mu (to fwd).
+// MPI tags of the halo exchanges (comm/host_halo.hpp): links 700 + mu (to bwd), 710 + mu (to fwd); the field 720 + mu
+// (to bwd), 730 + mu (to fwd).
+constexpr int kSmearingLinkTag = 700;
 constexpr int kSmearingFieldTag = 720;
 
 class SourceSmearer {
@@ -91,14 +93,11 @@ class SourceSmearer {
   // Smeared link V_i(x) at LOCAL spatial coordinates x of timeslice t0, -1 <= x[k] <= local[k] (the halo
   // included), i = 0, 1, 2. Only where holds_timeslice().
   const SU3<double>& link(const int x[3], int i) const { return links_[site(x) * 3 + static_cast<std::size_t>(i)]; }
-  // For the device smearing (src/physics/smearing_device.hpp): the parameters, the smeared links of the slice box
-  // (halo filled; empty where the block does not hold t0), the process grid (nullptr: periodic wrap) and the step
-  // functor on the given box arrays (links: nullptr for this object's host links).
+  // The parameters, the smeared links of the slice box (halo filled; empty where the block does not hold t0) and the
+  // process grid (nullptr: periodic wrap).
   const SmearingParams& params() const { return cfg_; }
   const std::vector<SU3<double>>& links() const { return links_; }
   const ProcessGrid* grid() const { return has_grid_ ? &grid_ : nullptr; }
-  QuarkSmearStep step_functor(const Spinor<double>* psi, const Spinor<double>* psi0, Spinor<double>* out,
-                              const SU3<double>* links = nullptr) const;
 
  private:
   std::size_t site(const int x[3]) const { return box_.index(x); }
@@ -122,22 +121,10 @@ class SourceSmearer {
   double plaquette_ = 1.0;
 };
 
-// exp(i Q) for a traceless hermitian Q, in SU(3). Cayley-Hamilton: exp(iQ) = f0 + f1 Q + f2 Q^2 with the f_j of
-// Morningstar and Peardon (hep-lat/0311018, eqs. 29-34, c0 < 0 through f_j(-c0) = (-1)^j f_j(c0)^*); for small Q
-// (tr Q^2 / 2 < 0.01) the Taylor series of the exponential, summed until the terms vanish in double precision.
-SU3<double> exp_i_su3(const SU3<double>& q);
-
-// The SU(3) matrix X maximising Re tr(W^dag X) for a 3x3 complex W: starting from the unitary polar factor of W
-// (scaled Newton iteration) times the cube root of its inverse determinant that maximises the functional, then
-// Cabibbo-Marinari sweeps over the three SU(2) subgroups, each maximising the functional exactly, until the
-// traceless anti-hermitian part of X W^dag, the gradient, is below 1e-14 |W| (at most 200 sweeps). A singular W
-// starts from the identity. project_su3_maxtrace(c U) = U for U in SU(3) and c > 0.
-SU3<double> project_su3_maxtrace(const SU3<double>& w);
-
-// One APE step of a link v with the sum of its spatial staples: Proj_SU3[(1 - alpha) v + (alpha / 4) staples].
-SU3<double> ape_link(const SU3<double>& v, const SU3<double>& staples, double alpha);
-// One stout step: C = rho staples, Omega = C v^dag, Q = (i/2)(Omega^dag - Omega) - (i/6) tr(Omega^dag - Omega),
-// returns exp(i Q) v.
-SU3<double> stout_link(const SU3<double>& v, const SU3<double>& staples, double rho);
+// The per-site steps of a smearing with parameters cfg on the slice box `box` (Geometry::slice_halo_box; arrays of
+// kernels/quark_smearing.hpp's layout): the host's SourceSmearer and the device's SourceSmearing build them alike.
+LinkSmearStep link_step_functor(const HaloBox& box, const SmearingParams& cfg, const SU3<double>* in, SU3<double>* out);
+QuarkSmearStep quark_step_functor(const HaloBox& box, const SmearingParams& cfg, const Spinor<double>* psi,
+                                  const Spinor<double>* psi0, Spinor<double>* out, const SU3<double>* links);
 
 }  // namespace emprism

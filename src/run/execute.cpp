@@ -157,7 +157,7 @@ void write_run_header(CheckpointStore& store, const Config& cfg, Communicator& c
 }
 
 // /gauge below the file's root (links of the field solved on when output.write_gauge), flushed.
-void write_gauge_group(CheckpointStore& store, const Config& cfg, const HostGauge& gauge, const GaugeSummary& summary) {
+void write_gauge_group(CheckpointStore& store, const Config& cfg, RunGauge& gauge, const GaugeSummary& summary) {
   GaugeInfo gi;
   gi.source = choice_name(cfg.gauge.source);
   gi.plaquette = summary.plaquette;
@@ -167,7 +167,7 @@ void write_gauge_group(CheckpointStore& store, const Config& cfg, const HostGaug
   gi.checksum = summary.origin.checksum;
   const Geometry& geom = gauge.geometry();
   std::vector<std::complex<double>> links;
-  if (cfg.output.write_gauge) links = gauge_to_natural(gauge);
+  if (cfg.output.write_gauge) links = gauge_to_natural(gauge.host());  // the host copy only when written
   write_gauge(store.file(), gi, BlockLayout{geom.global(), geom.local(), geom.origin()},
               cfg.output.write_gauge ? &links : nullptr);
   store.flush();
@@ -198,13 +198,13 @@ class SetupClock {
 
 // Links of 12 or 8 reals (dirac.reconstruct) need the field in SU(3): checked on every rank before anything is written,
 // to the SU(3) tolerance of the outer operator's precision (exit 2 naming the key and the first bad link).
-void check_reconstruct(const Config& cfg, const HostGauge& gauge, Communicator& comm, SetupClock& setup) {
+void check_reconstruct(const Config& cfg, RunGauge& gauge, Communicator& comm, SetupClock& setup) {
   const int rc = cfg.dirac.reconstruct;
   if (rc == 18) return;
   const double tol = su3_tolerance(cfg.solver.precision == Precision::Single ? 32 : 64);
   agreed_step(comm, [&] {
     try {
-      check_link_format(gauge, rc, tol);
+      check_link_format(gauge.host(), rc, tol);
     } catch (const InputError& e) {
       throw InputError(std::string("dirac.reconstruct: ") + e.what());
     }
@@ -214,20 +214,20 @@ void check_reconstruct(const Config& cfg, const HostGauge& gauge, Communicator& 
 }
 
 // The field of gauge.source, then [generate]'s configurations; the summary is of the field solved on.
-HostGauge gauge_field(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
-                      MetricsRegistry& metrics, SetupClock& setup, GaugeSummary& summary) {
+RunGauge gauge_field(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
+                     MetricsRegistry& metrics, SetupClock& setup, GaugeSummary& summary) {
   std::optional<GaugeObservables> observed;  // computed where the field was made (a random field, on the device)
-  HostGauge gauge = make_gauge(cfg, geom, grid, comm, metrics, &summary.origin, &observed);
+  RunGauge gauge = make_run_gauge(cfg, geom, grid, comm, metrics, &summary.origin, &observed);
   setup.step("gauge");
-  summary.plaquette = observed ? observed->plaquette : plaquette(gauge, &comm);
-  summary.link_trace = observed ? observed->link_trace : link_trace(gauge, &comm);
+  summary.plaquette = observed ? observed->plaquette : plaquette(gauge.host(), &comm);
+  summary.link_trace = observed ? observed->link_trace : link_trace(gauge.host(), &comm);
   spdlog::info("gauge field: {}, plaquette {:.12f}, link trace {:.12f}", gauge_description(cfg), summary.plaquette,
                summary.link_trace);
   setup.step("observables");
   if (!cfg.generate.enabled) return gauge;
-  GenerateTask(cfg, metrics).execute(gauge, grid, comm, &summary.origin);
-  summary.plaquette = plaquette(gauge, &comm);
-  summary.link_trace = link_trace(gauge, &comm);
+  GenerateTask(cfg, metrics).execute(gauge.host(), grid, comm, &summary.origin);  // (a host field: make_run_gauge)
+  summary.plaquette = plaquette(gauge.host(), &comm);
+  summary.link_trace = link_trace(gauge.host(), &comm);
   setup.step("generate");
   spdlog::info("gauge field solved on: {}, plaquette {:.12f}, link trace {:.12f}", summary.origin.file,
                summary.plaquette, summary.link_trace);
@@ -354,7 +354,7 @@ bool member_complete(const EnsembleRun& r, const EnsembleMember& m, bool& conver
 }
 
 // /configs/<id>/gauge, or, when a resumed partial file holds it, the check that the configuration is the same.
-void write_or_check_gauge(EnsembleRun& r, const Config& one, const EnsembleMember& m, const HostGauge& gauge,
+void write_or_check_gauge(EnsembleRun& r, const Config& one, const EnsembleMember& m, RunGauge& gauge,
                           const GaugeSummary& summary) {
   const auto kept = r.store.resumed_plaquette(m.id);
   if (!kept) return write_gauge_group(r.store, one, gauge, summary);
@@ -381,16 +381,16 @@ void run_member(EnsembleRun& r, std::size_t index) {
   auto t = std::chrono::steady_clock::now();
   const Config one = ensemble_member(r.cfg, m);
   GaugeSummary summary;
-  const HostGauge gauge = make_gauge(one, r.geom, r.grid, r.comm, r.metrics, &summary.origin);
-  summary.plaquette = plaquette(gauge, &r.comm);
-  summary.link_trace = link_trace(gauge, &r.comm);
+  RunGauge gauge(make_gauge(one, r.geom, r.grid, r.comm, r.metrics, &summary.origin));
+  summary.plaquette = plaquette(gauge.host(), &r.comm);
+  summary.link_trace = link_trace(gauge.host(), &r.comm);
   spdlog::info("gauge field: {}, plaquette {:.12f}, link trace {:.12f}", gauge_description(one), summary.plaquette,
                summary.link_trace);
   r.times.gauge += seconds_since(t);
   t = std::chrono::steady_clock::now();
   r.store.file().set_root("/configs/" + m.id);
   write_or_check_gauge(r, one, m, gauge, summary);
-  const std::unique_ptr<Solver> solver = make_solver(r.cfg.solver.precision, r.ctx, r.geom, gauge, r.dirac);
+  const std::unique_ptr<Solver> solver = make_solver(r.cfg.solver.precision, r.ctx, r.geom, gauge.host(), r.dirac);
   r.times.setup += seconds_since(t);
   TaskContext tasks{r.cfg, r.comm, r.grid, r.geom, r.metrics, gauge, r.dirac, *solver, r.store.file(), &r.times};
   r.all_converged = run_tasks(r.cfg, tasks, r.store, m.id, r.done) && r.all_converged;
@@ -448,7 +448,7 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
   phase(times.setup);
   SetupClock setup(metrics);
   GaugeSummary summary;
-  HostGauge gauge = gauge_field(cfg, geom, grid, comm, metrics, setup, summary);
+  RunGauge gauge = gauge_field(cfg, geom, grid, comm, metrics, setup, summary);
   check_reconstruct(cfg, gauge, comm, setup);
   phase(times.gauge);
   const DiracParams dirac = dirac_params(cfg);
@@ -463,7 +463,10 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
     write_gauge_group(store, cfg, gauge, summary);
     setup.step("header");
 
-    const std::unique_ptr<Solver> solver = make_solver(cfg.solver.precision, ctx, geom, gauge, dirac);
+    // the operator from the field where it was made (a random field: on the device, no host copy)
+    const std::unique_ptr<Solver> solver = gauge.device()
+                                               ? make_solver(cfg.solver.precision, ctx, geom, *gauge.device(), dirac)
+                                               : make_solver(cfg.solver.precision, ctx, geom, gauge.host(), dirac);
     setup.step("operator");
     setup.log();
     phase(times.setup);

@@ -107,6 +107,22 @@ HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid&
   return u;
 }
 
+HostGauge& RunGauge::host() {
+  if (!host_) host_.emplace(download_gauge(*metrics_, *device_));
+  return *host_;
+}
+
+RunGauge make_run_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
+                        MetricsRegistry& metrics, GaugeOrigin* origin, std::optional<GaugeObservables>* observed) {
+  const GaugeConfig& g = cfg.gauge;
+  if (g.source != GaugeSource::Random || cfg.generate.enabled)
+    return RunGauge(make_gauge(cfg, geom, grid, comm, metrics, origin, observed));
+  GaugeObservables obs;  // halo included (each halo link generated where it lives)
+  DeviceGauge u = make_random_gauge_device(metrics, geom, g.seed, g.width, &comm, observed ? &obs : nullptr);
+  if (observed) *observed = obs;
+  return RunGauge(std::move(u), metrics);
+}
+
 std::string generate_path(const Config& cfg, int c) {
   const GenerateConfig& gen = cfg.generate;
   const std::int64_t sweep = std::int64_t(cfg.gauge.sweeps) + std::int64_t(gen.every) * (c + 1);

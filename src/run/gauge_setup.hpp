@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "comm/communicator.hpp"
 #include "comm/process_grid.hpp"
@@ -31,6 +32,28 @@ struct GaugeOrigin {
 HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
                      MetricsRegistry& metrics, GaugeOrigin* origin = nullptr,
                      std::optional<GaugeObservables>* observed = nullptr);
+
+// The field a run solves on, where it was made: on the device for a random field (its operator and the smearing read it
+// there, no host copy), else on the host. host() makes the host copy on its first call (row "setup_gauge_download"):
+// only host-only consumers call it (output.write_gauge, links of 12 or 8 reals checked on the host, [generate]).
+class RunGauge {
+ public:
+  explicit RunGauge(HostGauge u) : host_(std::move(u)) {}
+  RunGauge(DeviceGauge u, MetricsRegistry& metrics) : device_(std::move(u)), metrics_(&metrics) {}
+  const Geometry& geometry() const { return device_ ? device_->geometry() : host_->geometry(); }
+  HostGauge& host();
+  const DeviceGauge* device() const { return device_ ? &*device_ : nullptr; }
+
+ private:
+  std::optional<DeviceGauge> device_;
+  std::optional<HostGauge> host_;
+  MetricsRegistry* metrics_ = nullptr;
+};
+
+// make_gauge's field as a RunGauge: a random field without [generate] stays on the device (no download), the rest as
+// make_gauge makes it (collective).
+RunGauge make_run_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
+                        MetricsRegistry& metrics, GaugeOrigin* origin, std::optional<GaugeObservables>* observed);
 
 // "random (width 0.5, seed 3)", "file conf.lime", "heatbath (beta 6, 200 sweeps, ...)", "unit": for the log.
 std::string gauge_description(const Config& cfg);

@@ -68,6 +68,8 @@ MemoryNeed memory_need(const Config& cfg, std::int64_t local_volume) {
   }
   need.host = gauge + clover + spinors + task;
   need.device += task_device;
+  // A random field stays on the device in double with its halo for the whole run (gauge_setup.hpp's RunGauge).
+  if (cfg.gauge.source == GaugeSource::Random && !cfg.generate.enabled) need.device += gauge;
   return need;
 }
 

@@ -3,14 +3,14 @@
 // mass; the propagator (/solves/<name>) and its correlators (/correlators/<name>) are written together.
 // The point source, its quark smearing, the solves and the contractions run on the device: the 12 columns stay there
 // (src/physics/contraction_device.hpp) and only the correlators come back, the columns too when output.fields.
-// The link smearing of the source's timeslice is host code (row host_link_smearing: time, counted flops, minimum
-// bytes); the device rows are point_source, quark_smearing, meson_contractions, meson_planes, propagator_download.
+// The link smearing of the source's timeslice runs on the device too (src/physics/smearing_device.hpp); the device rows
+// are smearing_slice_links, link_smearing, smearing_plaquette, point_source, quark_smearing, meson_contractions,
+// meson_planes, propagator_download.
 #include <spdlog/spdlog.h>
 
 #include <chrono>
 
 #include "src/physics/contraction_device.hpp"
-#include "src/physics/smearing.hpp"
 #include "src/physics/smearing_device.hpp"
 #include "src/run/parameters.hpp"
 #include "src/run/progress.hpp"
@@ -80,14 +80,14 @@ class PropagatorTask final : public Task {
   bool execute(TaskContext& ctx) const override;
 
  private:
-  void log_start(const CgParams& cp, const SourceSmearer& smearer) const;
+  void log_start(const CgParams& cp, const SourceSmearing& smearer) const;
   // Column k of the propagator into prop and rec; true when it converged.
   bool solve_column(TaskContext& ctx, const SourceSmearing& smearing, int k, CgParams cp, SpinorField<double>& source,
                     DevicePropagator& prop, PropagatorRecord& rec) const;
   void log_end(const CorrelatorRecord& corr, bool all, double seconds) const;
 };
 
-void PropagatorTask::log_start(const CgParams& cp, const SourceSmearer& smearer) const {
+void PropagatorTask::log_start(const CgParams& cp, const SourceSmearing& smearer) const {
   const SolveConfig& sc = solve_;
   const std::string smearing = choice_name(sc.smearing.kind);
   spdlog::info(
@@ -154,22 +154,19 @@ bool PropagatorTask::execute(TaskContext& ctx) const {
   const SolveConfig& sc = solve_;
   const auto t_start = std::chrono::steady_clock::now();
   auto t = t_start;
-  const SourceSmearer smearer(ctx.gauge, sc.site[3], sc.smearing, &ctx.grid, &ctx.comm);
-  const SourceSmearing smearing(ctx.metrics, smearer, ctx.geom);
-  if (sc.smearing.link_kind != LinkSmearingKind::None) {
-    const double steps = sc.smearing.link_steps, slice = static_cast<double>(smearer.slice_sites());
-    ctx.metrics.record("host_link_smearing", seconds_since(t_start), steps * slice * kLinkSmearingFlopsPerSite,
-                       steps * slice * kLinkSmearingBytesPerSite);
-  }
+  const SourceSmearing smearing =
+      ctx.gauge.device() ? SourceSmearing(ctx.metrics, ctx.gauge.device()->data(), ctx.geom, sc.site[3], sc.smearing,
+                                          &ctx.grid, &ctx.comm)
+                         : SourceSmearing(ctx.metrics, ctx.gauge.host(), sc.site[3], sc.smearing, &ctx.grid, &ctx.comm);
   PropagatorRecord rec;
   rec.name = sc.name;
   rec.single_precision = ctx.cfg.solver.precision == Precision::Single;
   rec.write_fields = ctx.cfg.output.fields;
   rec.inputs = solve_attributes(ctx.cfg, sc);
-  rec.smeared_plaquette = smearer.spatial_plaquette();
+  rec.smeared_plaquette = smearing.spatial_plaquette();
   const CgParams cp = cg_params(ctx.cfg, sc);
   add_time(ctx, &PhaseTimes::sources, t);
-  log_start(cp, smearer);
+  log_start(cp, smearing);
   DevicePropagator prop(ctx.geom);
   SpinorField<double> source(ctx.geom);
   bool all = true;

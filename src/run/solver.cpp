@@ -38,7 +38,8 @@ void add_halo_stats(WilsonClover<R>& op, int rank, HaloStats& halo) {
 template <typename Ro, typename Ri>
 class SolverOf final : public Solver {
  public:
-  SolverOf(Context& ctx, const Geometry& geom, const HostGauge& gauge, const DiracParams& params)
+  template <typename Gauge>  // HostGauge or DeviceGauge
+  SolverOf(Context& ctx, const Geometry& geom, const Gauge& gauge, const DiracParams& params)
       : ctx_(ctx), geom_(geom), outer_(ctx, geom, gauge, params) {
     if constexpr (!std::is_same_v<Ro, Ri>) inner_ = std::make_unique<WilsonClover<Ri>>(ctx, outer_);  // rounded
   }
@@ -118,8 +119,11 @@ TransportRequest transport_request(const CommConfig& c) {
   return r;
 }
 
-std::unique_ptr<Solver> make_solver(Precision precision, Context& ctx, const Geometry& geom, const HostGauge& gauge,
-                                    const DiracParams& params) {
+namespace {
+
+template <typename Gauge>
+std::unique_ptr<Solver> solver_of(Precision precision, Context& ctx, const Geometry& geom, const Gauge& gauge,
+                                  const DiracParams& params) {
   switch (precision) {
     case Precision::Double:
       return std::make_unique<SolverOf<double, double>>(ctx, geom, gauge, params);
@@ -129,6 +133,18 @@ std::unique_ptr<Solver> make_solver(Precision precision, Context& ctx, const Geo
       break;
   }
   return std::make_unique<SolverOf<double, float>>(ctx, geom, gauge, params);
+}
+
+}  // namespace
+
+std::unique_ptr<Solver> make_solver(Precision precision, Context& ctx, const Geometry& geom, const HostGauge& gauge,
+                                    const DiracParams& params) {
+  return solver_of(precision, ctx, geom, gauge, params);
+}
+
+std::unique_ptr<Solver> make_solver(Precision precision, Context& ctx, const Geometry& geom, const DeviceGauge& gauge,
+                                    const DiracParams& params) {
+  return solver_of(precision, ctx, geom, gauge, params);
 }
 
 }  // namespace emprism::run

@@ -45,5 +45,8 @@ class Solver {
 // The solver of `precision` on this rank's block; its operators build their links and clover term on the device.
 std::unique_ptr<Solver> make_solver(Precision precision, Context& ctx, const Geometry& geom, const HostGauge& gauge,
                                     const DiracParams& params);
+// The same from a field already on the device (no host copy of it; the same bits).
+std::unique_ptr<Solver> make_solver(Precision precision, Context& ctx, const Geometry& geom, const DeviceGauge& gauge,
+                                    const DiracParams& params);
 
 }  // namespace emprism::run

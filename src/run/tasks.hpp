@@ -19,6 +19,7 @@
 #include "src/lattice/gauge.hpp"
 #include "src/physics/dirac.hpp"
 #include "src/run/config.hpp"
+#include "src/run/gauge_setup.hpp"
 #include "src/run/solver.hpp"
 
 namespace emprism::run {
@@ -41,7 +42,7 @@ struct TaskContext {
   const ProcessGrid& grid;
   const Geometry& geom;
   MetricsRegistry& metrics;
-  const HostGauge& gauge;    // the field solved on (halo filled)
+  RunGauge& gauge;           // the field solved on (halo filled), where it was made (gauge_setup.hpp)
   const DiracParams& dirac;  // of the solver's operator (the boundary phases of plane-wave sources)
   Solver& solver;
   io::h5::File& file;           // the checkpoint store's partial file

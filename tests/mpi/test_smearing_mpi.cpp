@@ -7,7 +7,9 @@
 // fields and the smeared slice links of all blocks and compares them, and the spatial plaquette, with the same
 // computation on the whole lattice on rank 0 alone (MPI_COMM_SELF, grid nullptr): relative difference <= 1e-12
 // (the per-site arithmetic is the same, so the fields agree bitwise in practice; the plaquette's global sum adds the
-// rank partials in another order). Prints each failure and returns non-zero if any check failed.
+// rank partials in another order). On every grid the device's smearing (src/physics/smearing_device.hpp: link smearing,
+// plaquette and quark smearing as kernels, halos by the periodic wrap or host-staged) is checked against the host's on
+// the same block: bitwise on the CPU backend. Prints each failure and returns non-zero if any check failed.
 // Convention: mu = 0..3 = x, y, z, t; fields in local natural order (lex * 12 + spin * 3 + colour).
 // Who may call: ctest via mpiexec.
 #include <mpi.h>
@@ -23,8 +25,10 @@
 
 #include "comm/communicator.hpp"
 #include "comm/process_grid.hpp"
+#include "src/lattice/field_io.hpp"
 #include "src/lattice/gauge.hpp"
 #include "src/physics/smearing.hpp"
+#include "src/physics/smearing_device.hpp"
 #include "src/physics/sources.hpp"
 #include "tests/support/mpi_test.hpp"
 
@@ -103,14 +107,57 @@ struct Result {
   double plaquette = 0;
 };
 
+// |a - b| / |b| and whether a and b are bitwise equal.
+std::pair<double, bool> compare(const std::vector<Cd>& a, const std::vector<Cd>& b) {
+  double num = 0, den = 0;
+  bool same = a.size() == b.size();
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    num += std::norm(a[i] - b[i]);
+    den += std::norm(b[i]);
+    same = same && a[i] == b[i];
+  }
+  return {den > 0 ? std::sqrt(num / den) : std::sqrt(num), same};
+}
+
+// The device's smearing (src/physics/smearing_device.hpp) on the same block against the host's s: the slice links
+// with their halo, the plaquette and the smeared fields, bitwise on the CPU backend, else within kTol.
+void check_device(const HostGauge& u, const ProcessGrid* grid, Communicator& comm, const SmearingParams& cfg,
+                  const SourceSmearer& s, const std::vector<std::vector<Cd>>& sources, const Result& host) {
+  const Geometry& geom = u.geometry();
+  MetricsRegistry metrics;
+  const SourceSmearing d(metrics, u, kT0, cfg, grid, &comm);
+  const bool exact = backend::device_is_host();
+  const std::vector<SU3<double>> links = d.download_links();
+  bool same = links.size() == s.links().size();
+  for (std::size_t k = 0; same && k < links.size(); ++k)
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b)
+        same = same &&
+               (exact ? links[k].e[a][b].re == s.links()[k].e[a][b].re && links[k].e[a][b].im == s.links()[k].e[a][b].im
+                      : std::abs(links[k].e[a][b].re - s.links()[k].e[a][b].re) <= kTol &&
+                            std::abs(links[k].e[a][b].im - s.links()[k].e[a][b].im) <= kTol);
+  check(same, describe(cfg) + ": device-smeared slice links differ from the host's");
+  check(exact ? d.spatial_plaquette() == host.plaquette : std::fabs(d.spatial_plaquette() - host.plaquette) <= kTol,
+        describe(cfg) + ": device spatial plaquette differs from the host's");
+  for (std::size_t k = 0; k < sources.size(); ++k) {
+    SpinorField<double> f(geom);
+    spinor_from_natural(geom, sources[k], f);
+    d.apply(f);
+    const auto [diff, bits] = compare(spinor_to_natural(geom, f), host.fields[k]);
+    check(exact ? bits : diff <= kTol, describe(cfg) + ": device-smeared source differs from the host's");
+  }
+}
+
 Result run(const Geometry& geom, const ProcessGrid* grid, Communicator& comm, const SmearingParams& cfg) {
   const HostGauge u = make_random_gauge(geom, 11, 0.7);
   const SourceSmearer s(u, kT0, cfg, grid, &comm);
   Result r;
   r.plaquette = s.spatial_plaquette();
-  r.fields = make_sources(geom);
+  const std::vector<std::vector<Cd>> sources = make_sources(geom);
+  r.fields = sources;
   for (auto& f : r.fields) s.apply(f);
   r.links = slice_links(geom, s);
+  check_device(u, grid, comm, cfg, s, sources, r);
   return r;
 }
 
@@ -143,18 +190,6 @@ std::vector<Cd> gather(const Communicator& comm, const Geometry& geom, const std
   }
   for (char s : seen) check(s == 1, "the blocks do not tile the lattice");
   return global;
-}
-
-// |a - b| / |b| and whether a and b are bitwise equal.
-std::pair<double, bool> compare(const std::vector<Cd>& a, const std::vector<Cd>& b) {
-  double num = 0, den = 0;
-  bool same = a.size() == b.size();
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    num += std::norm(a[i] - b[i]);
-    den += std::norm(b[i]);
-    same = same && a[i] == b[i];
-  }
-  return {den > 0 ? std::sqrt(num / den) : std::sqrt(num), same};
 }
 
 }  // namespace
