@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "kernels/backend/gpu_api.hpp"
@@ -134,23 +135,16 @@ void launch_variant(std::int64_t n, const F& f, Stream s) {
     for_kernel_sized<F, block><<<blocks, block, 0, native(s)>>>(f, static_cast<int>(n));
 }
 
+template <typename F, std::size_t... V>
+void launch_variant_of(std::int64_t n, const F& f, int variant, Stream s, std::index_sequence<V...>) {
+  ((variant == static_cast<int>(V) ? launch_variant<static_cast<int>(V)>(n, f, s) : void()), ...);
+}
+
 template <typename F>
 void parallel_for_variant(std::int64_t n, const F& f, int variant, Stream s = compute_stream()) {
   if (n <= 0) return;
-  switch (variant) {
-    case 0:
-      launch_variant<0>(n, f, s);
-      break;
-    case 1:
-      launch_variant<1>(n, f, s);
-      break;
-    case 2:
-      launch_variant<2>(n, f, s);
-      break;
-    default:
-      launch_variant<3>(n, f, s);
-      break;
-  }
+  if (variant < 0 || variant >= kTuneVariants) variant = default_variant();
+  launch_variant_of(n, f, variant, s, std::make_index_sequence<kTuneVariants>{});
   check_launch("kernel launch");
 }
 
@@ -162,13 +156,18 @@ const void* variant_kernel() {
     return reinterpret_cast<const void*>(&for_kernel_sized<F, kTuneBlocks[V]>);
 }
 
+template <typename F, std::size_t... V>
+const void* variant_kernel_of(int variant, std::index_sequence<V...>) {
+  const void* k = nullptr;
+  ((variant == static_cast<int>(V) ? (k = variant_kernel<static_cast<int>(V), F>()) : nullptr), ...);
+  return k;
+}
+
 // The runtime's resources of variant v of the launch of F.
 template <typename F>
 KernelResources variant_resources(int variant) {
-  constexpr const void* (*kKernels[kTuneVariants])() = {&variant_kernel<0, F>, &variant_kernel<1, F>,
-                                                        &variant_kernel<2, F>, &variant_kernel<3, F>};
   const int v = variant >= 0 && variant < kTuneVariants ? variant : default_variant();
-  return query_resources(kKernels[v](), kTuneBlocks[v]);
+  return query_resources(variant_kernel_of<F>(v, std::make_index_sequence<kTuneVariants>{}), kTuneBlocks[v]);
 }
 
 template <int N, typename F>
