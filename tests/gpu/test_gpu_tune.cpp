@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "gpu_support.hpp"
 #include "io/tune_cache.hpp"
 #include "kernels/backend/runtime.hpp"
 #include "kernels/backend/variants.hpp"
@@ -19,8 +20,6 @@ namespace {
 
 const Extents kLat{8, 6, 4, 10};
 const char* const kHot[] = {"eo_clover", "oe_clover", "eo_clover_dag", "oe_clover_dag"};
-
-bool no_gpu() { return backend::device_is_host() || backend::device_count() == 0; }
 
 Tuner make_tuner() {
   return Tuner(TuneIdentity{"test", backend::device_model()}, backend::launch_variants(), backend::default_variant());
