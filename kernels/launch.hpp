@@ -4,13 +4,18 @@
 // launch returns without waiting for the device. Reductions return their sums (waiting for them) or a
 // PendingSums to be waited for later (launch_reduce_async), which lets the host overlap the global sum with
 // device work. The backend (CPU OpenMP loop, or one generic __global__) is chosen by the build, here only.
+// Tuned launches (launch_tuned, run_tuned: the hot kernels) take their launch variant from a Tuner (kernels/tune.hpp),
+// which times the candidates on the first launch of a key (before the launch's own timing starts); without a Tuner,
+// or on the CPU backend (one variant), they are plain launches of the default variant.
 // Who may call: host code on the rank that owns the fields.
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "kernels/backend/backend.hpp"
 #include "kernels/metrics.hpp"
+#include "kernels/tune.hpp"
 
 namespace emprism {
 
@@ -34,6 +39,35 @@ void launch(MetricsRegistry& metrics, const LaunchCost& cost, std::int64_t n, co
   backend::parallel_for<MinOccupancy>(n, f, s);
   metrics.stop_timing(t, s, cost.name, cost.flops, cost.bytes);
   if (!metrics.has_resources(cost.name)) metrics.set_resources(cost.name, backend::resources<F, MinOccupancy>());
+}
+
+// The variant of key for f over n sites (tuning it on a miss; f must be safe to run again, tune.hpp).
+template <typename F>
+int tuned_variant(Tuner* tuner, const std::string& key, std::int64_t n, const F& f, backend::Stream s) {
+  if (tuner == nullptr || tuner->candidates().size() < 2) return backend::default_variant();
+  const int v = tuner->find(key);
+  if (v >= 0) return v;
+  return tuner->tune(key, [&](int i) { backend::parallel_for_variant(n, f, i, s); });
+}
+
+// run_kernel with the variant the tuner chose for key (no recording).
+template <typename F>
+void run_tuned(Tuner* tuner, const std::string& key, std::int64_t n, const F& f,
+               backend::Stream s = backend::compute_stream()) {
+  backend::parallel_for_variant(n, f, tuned_variant(tuner, key, n, f, s), s);
+}
+
+// launch with the variant the tuner chose for key; the metrics row shows the variant (KernelMetric::variant).
+template <typename F>
+void launch_tuned(MetricsRegistry& metrics, Tuner* tuner, const std::string& key, const LaunchCost& cost,
+                  std::int64_t n, const F& f) {
+  const backend::Stream s = backend::compute_stream();
+  const int v = tuned_variant(tuner, key, n, f, s);
+  const int t = metrics.start_timing(s);
+  backend::parallel_for_variant(n, f, v, s);
+  metrics.stop_timing(t, s, cost.name, cost.flops, cost.bytes);
+  if (!metrics.has_resources(cost.name)) metrics.set_resources(cost.name, backend::variant_resources<F>(v));
+  if (tuner != nullptr) metrics.add_variant(cost.name, tuner->variant(v).describe());
 }
 
 template <int N, typename F>

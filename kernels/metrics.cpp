@@ -82,6 +82,11 @@ void MetricsRegistry::set_resources(const std::string& name, const KernelResourc
   entries_[name].res_set = true;
 }
 
+void MetricsRegistry::add_variant(const std::string& name, const std::string& variant) {
+  std::vector<std::string>& seen = entries_[name].variants;
+  if (std::find(seen.begin(), seen.end(), variant) == seen.end()) seen.push_back(variant);
+}
+
 std::vector<KernelMetric> MetricsRegistry::table() const {
   resolve(true);
   const bool have_peak = peak_.measured && peak_.peak_gbs > 0;
@@ -99,6 +104,7 @@ std::vector<KernelMetric> MetricsRegistry::table() const {
     m.gbs = e.total_s > 0 ? e.bytes / e.total_s / 1e9 : 0.0;
     m.percent_of_peak = have_peak ? 100.0 * m.gbs / peak_.peak_gbs : 0.0;
     m.res = e.res;
+    for (const std::string& v : e.variants) m.variant += (m.variant.empty() ? "" : ",") + v;
     rows.push_back(std::move(m));
   }
   // Stable: equal totals keep the map's name order, so the table is deterministic.

@@ -38,6 +38,7 @@ struct KernelMetric {
   double gbs = 0;    // bytes / total_s / 1e9
   double percent_of_peak = 0;
   KernelResources res;
+  std::string variant;  // tuned kernels (kernels/tune.hpp): the launch variants used, "b128" or "b128,b256"; else ""
 };
 
 // Empirical peak memory bandwidth in GB/s (0 where not measured).
@@ -63,6 +64,8 @@ class MetricsRegistry {
 
   void record(const std::string& name, double seconds, double flops, double bytes);
   void set_resources(const std::string& name, const KernelResources& res);
+  // A tuned launch of name used variant (each distinct variant is listed once, in order of first use).
+  void add_variant(const std::string& name, const std::string& variant);
   // True once set_resources was called for the name (launchers query the runtime only once per kernel).
   bool has_resources(const std::string& name) const {
     const auto it = entries_.find(name);
@@ -85,6 +88,7 @@ class MetricsRegistry {
     double total_s = 0, min_s = 0, flops = 0, bytes = 0;
     KernelResources res;
     bool res_set = false;
+    std::vector<std::string> variants;
   };
   struct Pending {
     int pair;

@@ -441,7 +441,7 @@ TEST_F(H5Output, KernelTableHasTheNamedFieldsInOrder) {
       {"mean_s", H5T_FLOAT},      {"min_s", H5T_FLOAT},         {"flops", H5T_FLOAT},
       {"bytes", H5T_FLOAT},       {"gbs", H5T_FLOAT},           {"percent_of_peak", H5T_FLOAT},
       {"registers", H5T_INTEGER}, {"spill_bytes", H5T_INTEGER}, {"shared_bytes", H5T_INTEGER},
-      {"block", H5T_INTEGER},     {"occupancy", H5T_FLOAT}};
+      {"block", H5T_INTEGER},     {"occupancy", H5T_FLOAT},     {"variant", H5T_STRING}};
   EXPECT_EQ(r.compound_fields("/metrics/kernels"), expected);
   EXPECT_EQ(r.dims("/metrics/kernels"), (std::vector<hsize_t>{3}));
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/backend/runtime.hpp"
+#include "kernels/backend/variants.hpp"
 #include "kernels/blas.hpp"
 #include "kernels/metrics.hpp"
 
@@ -22,6 +23,12 @@ template <int MinOccupancy = 0, typename F>
 void parallel_for(std::int64_t n, const F& f, Stream = Stream{}) {
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < n; ++i) f(static_cast<int>(i));
+}
+
+// Tuned launches (kernels/tune.hpp): the OpenMP loop is the one variant (variants.hpp), so nothing is ever timed.
+template <typename F>
+void parallel_for_variant(std::int64_t n, const F& f, int, Stream s = Stream{}) {
+  parallel_for(n, f, s);
 }
 
 template <int N, typename F>
@@ -59,6 +66,10 @@ PendingSums reduce_async(std::int64_t n, const F& f, Stream = Stream{}) {
 // Kernel resources (registers, spills, occupancy) exist only on GPUs.
 template <typename F, int MinOccupancy = 0>
 KernelResources resources() {
+  return KernelResources{};
+}
+template <typename F>
+KernelResources variant_resources(int) {
   return KernelResources{};
 }
 template <int N, typename F>

@@ -5,34 +5,42 @@
 // Every launch goes to a stream (the compute stream unless told otherwise) and returns at once; timing is the
 // launchers' business (events, kernels/launch.hpp). resources<F>() asks the runtime for registers, local
 // (spill) memory, static shared memory and the theoretical occupancy of the kernel of F.
+// Tuned launches (kernels/tune.hpp) pick a block size at run time among kTuneBlocks (variants.hpp): the default kBlock
+// is for_kernel<F> itself, the others for_kernel_sized<F, Block> (instantiated only for the functors launched through
+// parallel_for_variant: the hot kernels, to keep compile times down). The reductions' tree sums take the block size
+// as a template argument too (block_sum<N, Block>, reduce_body), instantiated for kBlock only.
 // Who may include: kernels/backend/backend.hpp only.
 #pragma once
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "kernels/backend/gpu_api.hpp"
 #include "kernels/backend/runtime.hpp"
+#include "kernels/backend/variants.hpp"
 #include "kernels/blas.hpp"
 #include "kernels/metrics.hpp"
 
-#ifndef EMPRISM_GPU_BLOCK
-#define EMPRISM_GPU_BLOCK 256
-#endif
-
 namespace emprism::backend {
 
-constexpr int kBlock = EMPRISM_GPU_BLOCK;
 constexpr int kMaxReduceBlocks = 1024;
 
-template <typename F>
+template <int Block, typename F>
 __device__ inline void for_site(const F& f, int n) {
-  const int i = static_cast<int>(blockIdx.x) * kBlock + static_cast<int>(threadIdx.x);
+  const int i = static_cast<int>(blockIdx.x) * Block + static_cast<int>(threadIdx.x);
   if (i < n) f(i);
 }
 
 template <typename F>
 __global__ void __launch_bounds__(kBlock) for_kernel(F f, int n) {
-  for_site(f, n);
+  for_site<kBlock>(f, n);
+}
+
+// A tuned launch's other block sizes (Block != kBlock).
+template <typename F, int Block>
+__global__ void __launch_bounds__(Block) for_kernel_sized(F f, int n) {
+  for_site<Block>(f, n);
 }
 
 // Launch variants: MinOccupancy > 0 is __launch_bounds__'s second argument, in the platform's own unit (README,
@@ -42,7 +50,7 @@ __global__ void __launch_bounds__(kBlock) for_kernel(F f, int n) {
 // may compile several variants of a kernel and pick one per device.
 template <typename F, int MinOccupancy>
 __global__ void __launch_bounds__(kBlock, MinOccupancy) for_kernel_bounded(F f, int n) {
-  for_site(f, n);
+  for_site<kBlock>(f, n);
 }
 
 template <typename F, int MinOccupancy>
@@ -54,13 +62,13 @@ constexpr auto for_kernel_of() {
     return &for_kernel_bounded<F, MinOccupancy>;
 }
 
-// Tree sum of one Sums<N> per thread in shared memory; thread 0 gets the block's total.
-template <int N>
+// Tree sum of one Sums<N> per thread in shared memory (blocks of Block threads); thread 0 gets the block's total.
+template <int N, int Block>
 __device__ inline Sums<N> block_sum(Sums<N> s) {
-  __shared__ double sh[N][kBlock];
+  __shared__ double sh[N][Block];
   for (int k = 0; k < N; ++k) sh[k][threadIdx.x] = s.v[k];
   __syncthreads();
-  for (int w = kBlock / 2; w > 0; w /= 2) {
+  for (int w = Block / 2; w > 0; w /= 2) {
     if (static_cast<int>(threadIdx.x) < w)
       for (int k = 0; k < N; ++k) sh[k][threadIdx.x] += sh[k][threadIdx.x + w];
     __syncthreads();
@@ -70,17 +78,23 @@ __device__ inline Sums<N> block_sum(Sums<N> s) {
   return out;
 }
 
-template <int N, typename F>
-__global__ void __launch_bounds__(kBlock) reduce_kernel(F f, int n, Sums<N>* partial) {
+// One block's partial sum of a grid-stride reduction over n sites, blocks of Block threads.
+template <int N, int Block, typename F>
+__device__ inline void reduce_body(const F& f, int n, Sums<N>* partial) {
   Sums<N> s;
   for (int k = 0; k < N; ++k) s.v[k] = 0;
-  for (int i = static_cast<int>(blockIdx.x) * kBlock + static_cast<int>(threadIdx.x); i < n;
-       i += static_cast<int>(gridDim.x) * kBlock) {
+  for (int i = static_cast<int>(blockIdx.x) * Block + static_cast<int>(threadIdx.x); i < n;
+       i += static_cast<int>(gridDim.x) * Block) {
     const Sums<N> v = f(i);
     for (int k = 0; k < N; ++k) s.v[k] += v.v[k];
   }
-  const Sums<N> b = block_sum<N>(s);
+  const Sums<N> b = block_sum<N, Block>(s);
   if (threadIdx.x == 0) partial[blockIdx.x] = b;
+}
+
+template <int N, typename F>
+__global__ void __launch_bounds__(kBlock) reduce_kernel(F f, int n, Sums<N>* partial) {
+  reduce_body<N, kBlock>(f, n, partial);
 }
 
 template <int N>
@@ -89,7 +103,7 @@ __global__ void __launch_bounds__(kBlock) finish_kernel(const Sums<N>* partial, 
   for (int k = 0; k < N; ++k) s.v[k] = 0;
   for (int b = static_cast<int>(threadIdx.x); b < nblocks; b += kBlock)
     for (int k = 0; k < N; ++k) s.v[k] += partial[b].v[k];
-  const Sums<N> t = block_sum<N>(s);
+  const Sums<N> t = block_sum<N, kBlock>(s);
   if (threadIdx.x == 0) *out = t;
 }
 
@@ -108,6 +122,52 @@ void parallel_for(std::int64_t n, const F& f, Stream s = compute_stream()) {
   const int blocks = static_cast<int>((n + kBlock - 1) / kBlock);
   for_kernel_of<F, MinOccupancy>()<<<blocks, kBlock, 0, native(s)>>>(f, static_cast<int>(n));
   check_launch("kernel launch");
+}
+
+// Variant V (kTuneBlocks[V] threads per block) of the launch of f over n sites, on stream s.
+template <int V, typename F>
+void launch_variant(std::int64_t n, const F& f, Stream s) {
+  constexpr int block = kTuneBlocks[V];
+  const int blocks = static_cast<int>((n + block - 1) / block);
+  if constexpr (block == kBlock)
+    for_kernel<F><<<blocks, block, 0, native(s)>>>(f, static_cast<int>(n));
+  else
+    for_kernel_sized<F, block><<<blocks, block, 0, native(s)>>>(f, static_cast<int>(n));
+}
+
+template <typename F, std::size_t... V>
+void launch_variant_of(std::int64_t n, const F& f, int variant, Stream s, std::index_sequence<V...>) {
+  ((variant == static_cast<int>(V) ? launch_variant<static_cast<int>(V)>(n, f, s) : void()), ...);
+}
+
+template <typename F>
+void parallel_for_variant(std::int64_t n, const F& f, int variant, Stream s = compute_stream()) {
+  if (n <= 0) return;
+  if (variant < 0 || variant >= kTuneVariants) variant = default_variant();
+  launch_variant_of(n, f, variant, s, std::make_index_sequence<kTuneVariants>{});
+  check_launch("kernel launch");
+}
+
+template <int V, typename F>
+const void* variant_kernel() {
+  if constexpr (kTuneBlocks[V] == kBlock)
+    return reinterpret_cast<const void*>(&for_kernel<F>);
+  else
+    return reinterpret_cast<const void*>(&for_kernel_sized<F, kTuneBlocks[V]>);
+}
+
+template <typename F, std::size_t... V>
+const void* variant_kernel_of(int variant, std::index_sequence<V...>) {
+  const void* k = nullptr;
+  ((variant == static_cast<int>(V) ? (k = variant_kernel<static_cast<int>(V), F>()) : nullptr), ...);
+  return k;
+}
+
+// The runtime's resources of variant v of the launch of F.
+template <typename F>
+KernelResources variant_resources(int variant) {
+  const int v = variant >= 0 && variant < kTuneVariants ? variant : default_variant();
+  return query_resources(variant_kernel_of<F>(v, std::make_index_sequence<kTuneVariants>{}), kTuneBlocks[v]);
 }
 
 template <int N, typename F>

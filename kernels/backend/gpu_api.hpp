@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #if defined(EMPRISM_BACKEND_HIP) && defined(EMPRISM_HIP_NVIDIA)
 #include "kernels/backend/hip_nvidia.hpp"  // HIP's NVIDIA platform (nvcc), usable with CUDA 13
@@ -28,8 +29,12 @@ constexpr error_t kSuccess = hipSuccess;
 constexpr error_t kNotReady = hipErrorNotReady;
 #if defined(EMPRISM_HIP_NVIDIA)
 inline const char* backend_name() { return "HIP (NVIDIA platform)"; }
+inline std::string arch_name(const device_prop_t& p) {
+  return "sm_" + std::to_string(p.major) + std::to_string(p.minor);
+}
 #else
 inline const char* backend_name() { return "HIP"; }
+inline std::string arch_name(const device_prop_t& p) { return p.gcnArchName; }
 #endif
 using stream_t = hipStream_t;
 using ipc_mem_handle_t = hipIpcMemHandle_t;
@@ -85,6 +90,9 @@ using device_prop_t = cudaDeviceProp;
 constexpr error_t kSuccess = cudaSuccess;
 constexpr error_t kNotReady = cudaErrorNotReady;
 inline const char* backend_name() { return "CUDA"; }
+inline std::string arch_name(const device_prop_t& p) {
+  return "sm_" + std::to_string(p.major) + std::to_string(p.minor);
+}
 using stream_t = cudaStream_t;
 using ipc_mem_handle_t = cudaIpcMemHandle_t;
 using ipc_event_handle_t = cudaIpcEventHandle_t;

@@ -20,9 +20,10 @@ namespace emprism::backend {
 const char* name();  // "CPU", "HIP" or "CUDA"
 // Bytes of memory of the selected device; 0 on the CPU backend (its device memory is the host's).
 std::size_t device_memory_bytes();
-std::string device_name();  // e.g. "NVIDIA H100 80GB HBM3" or "host CPU (16 OpenMP threads)"
-bool device_is_host();      // device pointers are host pointers (CPU backend)
-int device_count();         // GPUs visible to this process (0 on the CPU backend)
+std::string device_name();   // e.g. "NVIDIA H100 80GB HBM3" or "host CPU (16 OpenMP threads)"
+std::string device_model();  // what tuning depends on: "NVIDIA H100 80GB HBM3 sm_90", "AMD Instinct MI250X gfx90a:.."
+bool device_is_host();       // device pointers are host pointers (CPU backend)
+int device_count();          // GPUs visible to this process (0 on the CPU backend)
 // Chooses the device of this rank from its node-local rank (honouring *_VISIBLE_DEVICES, which the runtime
 // applies before numbering); returns the device index used. CPU: returns 0. Call it before anything else of
 // this file (the compute stream and the reduction slots are created on the device current at their first use).

@@ -17,6 +17,7 @@ namespace emprism::backend {
 const char* name() { return "CPU"; }
 std::size_t device_memory_bytes() { return 0; }
 
+std::string device_model() { return "host CPU"; }
 std::string device_name() { return "host CPU (" + std::to_string(omp_get_max_threads()) + " OpenMP threads)"; }
 bool device_is_host() { return true; }
 int device_count() { return 0; }

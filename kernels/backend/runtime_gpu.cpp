@@ -52,6 +52,14 @@ SumSlots& sum_slots() {
 
 const char* name() { return gpu::backend_name(); }
 
+std::string device_model() {
+  int d = 0;
+  gpu::check(gpu::get_device(&d), "get device");
+  gpu::device_prop_t p;
+  gpu::check(gpu::get_device_properties(&p, d), "device properties");
+  return std::string(p.name) + " " + gpu::arch_name(p);
+}
+
 std::string device_name() {
   int d = 0;
   gpu::check(gpu::get_device(&d), "get device");

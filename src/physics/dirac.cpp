@@ -30,6 +30,18 @@ std::array<std::size_t, 4> face_bytes(const Geometry& g) {
 
 constexpr int kTuneRepetitions = 3;  // timed applications per candidate policy (after one untimed)
 
+// The hot kernels (every CG iteration: eo_clover, eo_clover_dag, oe_clover, oe_clover_dag) are tuned launches whose
+// variant the context's Tuner picks (kernels/tune.hpp; their outputs never alias their inputs, so timing runs are
+// safe); the other operators keep the default launch (one compiled variant each).
+template <typename Epi>
+constexpr bool kTunedEpi = false;
+template <typename R, bool Dag>
+constexpr bool kTunedEpi<EpiClover<R, Dag>> = true;
+template <typename R>
+constexpr bool kTunedEpi<EpiCloverXpay<R>> = true;
+template <typename R>
+constexpr bool kTunedEpi<EpiXpay<R, true>> = true;
+
 }  // namespace
 
 template <typename R>
@@ -153,7 +165,7 @@ DiracArg<R> WilsonClover<R>::make_arg(int out_parity, const ParitySpinor<R>& in)
 
 template <typename R>
 template <int Rc, typename Epi>
-void WilsonClover<R>::exchange_and_apply(Epi epi) {
+void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key) {
   const int out_parity = epi.a.hop.out_parity;
   transport_.begin();
   pack<Rc>(epi.a.hop.in, 1 - out_parity, Epi::kDag);
@@ -162,7 +174,10 @@ void WilsonClover<R>::exchange_and_apply(Epi epi) {
     epi.a.hop.halo_fwd[mu] = static_cast<const HalfSpinor<R>*>(transport_.from_fwd(mu));
     epi.a.hop.halo_bwd[mu] = static_cast<const HalfSpinor<R>*>(transport_.from_bwd(mu));
   }
-  run_kernel(geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
+  if constexpr (kTunedEpi<Epi>)
+    run_tuned(ctx_.tuner, key, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
+  else
+    run_kernel(geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
   if (transport_.policy().split_exterior) {
     for (int mu = 0; mu < 4; ++mu) {  // in order: the partial sums add up as in the fused kernel
       if (!geom_.partitioned(mu)) continue;
@@ -183,17 +198,17 @@ void WilsonClover<R>::exchange_and_apply(Epi epi) {
 
 template <typename R>
 template <int Rc, typename Epi>
-void WilsonClover<R>::tune(const Epi& epi) {
+void WilsonClover<R>::tune(const Epi& epi, const std::string& key) {
   const std::vector<HaloPolicy>& candidates = transport_.candidates();
   std::vector<double> seconds(candidates.size(), 0.0);
   if (candidates.size() > 1) {
     transport_.set_recording(false);
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       transport_.set_policy(candidates[i]);
-      exchange_and_apply<Rc>(epi);  // first use of buffers and mappings, untimed
+      exchange_and_apply<Rc>(epi, key);  // first use of buffers and mappings, untimed
       backend::synchronize();
       const auto t0 = std::chrono::steady_clock::now();
-      for (int r = 0; r < kTuneRepetitions; ++r) exchange_and_apply<Rc>(epi);
+      for (int r = 0; r < kTuneRepetitions; ++r) exchange_and_apply<Rc>(epi, key);
       backend::synchronize();
       seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / kTuneRepetitions;
     }
@@ -242,14 +257,21 @@ template <int Rc, typename Epi>
 void WilsonClover<R>::dslash_of(const char* name, double flops_per_site, double reals_per_site, const Epi& epi) {
   const double n = geom_.half_volume();
   const LaunchCost cost{name, flops_per_site * n, (8 * Rc + reals_per_site) * sizeof(R) * n};
+  // Partitioned, the interior kernel skips the hops that leave the rank: a key of its own.
+  const std::string key = kTunedEpi<Epi> ? tune_key(std::string(name) + (geom_.any_partitioned() ? ".interior" : ""),
+                                                    sizeof(R), Rc, geom_.half_volume())
+                                         : std::string();
   if (!geom_.any_partitioned()) {
-    launch(ctx_.metrics, cost, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
+    if constexpr (kTunedEpi<Epi>)
+      launch_tuned(ctx_.metrics, ctx_.tuner, key, cost, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
+    else
+      launch(ctx_.metrics, cost, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
     return;
   }
-  if (!transport_.has_policy()) tune<Rc>(epi);
+  if (!transport_.has_policy()) tune<Rc>(epi, key);
   const backend::Stream compute = backend::compute_stream();
   const int t = ctx_.metrics.start_timing(compute);
-  exchange_and_apply<Rc>(epi);
+  exchange_and_apply<Rc>(epi, key);
   ctx_.metrics.stop_timing(t, compute, cost.name, cost.flops, cost.bytes);
 }
 

@@ -113,12 +113,13 @@ class WilsonClover {
   // The same with the links' format Rc as a template parameter (the drivers' instantiation).
   template <int Rc, typename Epi>
   void dslash_of(const char* name, double flops_per_site, double reals_per_site, const Epi& epi);
-  // One partitioned application under the current policy: packs, interior, waits, exterior.
+  // One partitioned application under the current policy: packs, interior, waits, exterior. key: the interior
+  // kernel's tune key (hot kernels: a tuned launch, kernels/tune.hpp).
   template <int Rc, typename Epi>
-  void exchange_and_apply(Epi epi);
+  void exchange_and_apply(Epi epi, const std::string& key);
   // Times every candidate policy on this application and keeps the one the ranks agree on.
   template <int Rc, typename Epi>
-  void tune(const Epi& epi);
+  void tune(const Epi& epi, const std::string& key);
   // Everything but the links and the clover term (which the public constructors fill).
   WilsonClover(Context& ctx, const Geometry& geom, const DiracParams& params);
   DiracArg<R> make_arg(int out_parity, const ParitySpinor<R>& in) const;

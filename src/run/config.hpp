@@ -124,6 +124,11 @@ struct MetricsConfig {
   bool peak{};
 };
 
+struct TuneConfig {
+  std::string cache;  // "" = not given (then $EMPRISM_TUNE_CACHE, else no file)
+  bool enabled{};
+};
+
 struct Config {
   std::string input_text;  // the TOML text as given (written to /input)
   std::string input_path;
@@ -137,6 +142,7 @@ struct Config {
   OutputConfig output;
   LogConfig log;
   MetricsConfig metrics;
+  TuneConfig tune;
 };
 
 }  // namespace emprism

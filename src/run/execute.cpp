@@ -27,6 +27,7 @@
 #include "src/run/parameters.hpp"
 #include "src/run/schema.hpp"
 #include "src/run/tasks.hpp"
+#include "src/run/tune_setup.hpp"
 
 namespace emprism::run {
 
@@ -403,7 +404,8 @@ int execute_ensemble(const Config& cfg, Communicator& comm, const ProcessGrid& g
   const Extents& global = cfg.lattice.extents;
   const Geometry geom(global, grid.local_extents(global), grid.origin(global), grid.partitioned);
   MetricsRegistry metrics;
-  Context ctx{metrics, comm, grid};
+  RunTuner tuner(cfg, comm);
+  Context ctx{metrics, comm, grid, tuner.get()};
   measure_peak(cfg, metrics);
   const DiracParams dirac = dirac_params(cfg);
   CheckpointOptions options = store_options(cfg, 0);
@@ -421,7 +423,10 @@ int execute_ensemble(const Config& cfg, Communicator& comm, const ProcessGrid& g
     EnsembleRun r{cfg, comm, grid, geom, metrics, ctx, dirac, store, times, {}, 0, true};
     run_test_hooks(0, comm, store.temp_path());
     for (std::size_t i = 0; i < cfg.gauge.members.size(); ++i) run_member(r, i);
-    return finish_run(cfg, store, comm, metrics, r.halo, times, t_start, r.all_converged);
+    tuner.account(metrics);
+    const int code = finish_run(cfg, store, comm, metrics, r.halo, times, t_start, r.all_converged);
+    tuner.save();
+    return code;
   } catch (const Agreed&) {  // every rank alike: close the file together, its complete solves stay readable
     store.close_after_agreed_failure();
     throw;
@@ -443,7 +448,8 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
   const Extents& global = cfg.lattice.extents;
   const Geometry geom(global, grid.local_extents(global), grid.origin(global), grid.partitioned);
   MetricsRegistry metrics;
-  Context ctx{metrics, comm, grid};
+  RunTuner tuner(cfg, comm);
+  Context ctx{metrics, comm, grid, tuner.get()};
   measure_peak(cfg, metrics);
   phase(times.setup);
   SetupClock setup(metrics);
@@ -474,7 +480,10 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
     int done = 0;
     run_test_hooks(done, comm, store.temp_path());
     const bool all_converged = run_tasks(cfg, tasks, store, "", done);
-    return finish_run(cfg, store, comm, metrics, solver->halo(comm.rank()), times, t_start, all_converged);
+    tuner.account(metrics);
+    const int code = finish_run(cfg, store, comm, metrics, solver->halo(comm.rank()), times, t_start, all_converged);
+    tuner.save();
+    return code;
   } catch (const Agreed&) {  // every rank alike: close the file together, its complete solves stay readable
     store.close_after_agreed_failure();
     throw;

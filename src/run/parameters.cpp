@@ -165,6 +165,11 @@ const std::vector<TableInfo>& tables() {
                                   {"output", "", false, true, nullptr},
                                   {"log", "", false, true, nullptr},
                                   {"metrics", "", false, true, nullptr},
+                                  {"tune",
+                                   "The kernel autotuner: the hot kernels' launch variant (block size) is timed on "
+                                   "first use per kernel, precision, links format, local volume and device, and kept "
+                                   "in a tune-cache file that later runs reuse.",
+                                   false, true, nullptr},
                                   {"solve",
                                    "One [[solve]] table per right-hand side; at least one is required (unless "
                                    "[generate] is given). A key of another type (spin on a random solve, say) is an "

@@ -484,6 +484,37 @@ void declare_log_metrics(std::vector<Param>& out) {
   out.push_back(p);
 }
 
+void declare_tune(std::vector<Param>& out) {
+  Param p;
+  p.table = "tune", p.key = "cache", p.type = "string", p.def = "\"\"",
+  p.def_doc = "none: $EMPRISM_TUNE_CACHE when set, else no file (tuned in memory, anew in every run)";
+  p.rule = "its directory exists";
+  p.doc =
+      "Tune-cache file, read at start-up and written at the end with this run's choices merged in (under a lock, "
+      "atomically: several ranks and jobs may share it). It wins over the environment variable EMPRISM_TUNE_CACHE. "
+      "A corrupt file, or one written by another build or for another device, is ignored with a warning and "
+      "rewritten.";
+  p.example = "\"tunecache.tsv\"";
+  p.read = [](const io::InputValue& v, Target& t) {
+    const std::string file = v.string();
+    if (file.find('\0') != std::string::npos) v.fail("must not contain a NUL character");
+    const std::size_t slash = file.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : file.substr(0, slash == 0 ? 1 : slash);
+    if (!file.empty() && !std::filesystem::is_directory(dir)) v.fail("directory '" + dir + "' does not exist");
+    t.cfg.tune.cache = file;
+  };
+  out.push_back(p);
+
+  p = Param{};
+  p.table = "tune", p.key = "enabled", p.type = "boolean", p.def = "true";
+  p.doc =
+      "Tune the hot kernels' launches (true), or launch every kernel with its default variant (false: nothing is "
+      "timed, the cache is neither read nor written).";
+  p.example = "true";
+  p.read = [](const io::InputValue& v, Target& t) { t.cfg.tune.enabled = v.boolean(); };
+  out.push_back(p);
+}
+
 }  // namespace
 
 void declare_run_keys(std::vector<Param>& out) {
@@ -498,6 +529,7 @@ void declare_run_keys(std::vector<Param>& out) {
   declare_solver(out);
   declare_output(out);
   declare_log_metrics(out);
+  declare_tune(out);
 }
 
 }  // namespace emprism::run::detail

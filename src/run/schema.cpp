@@ -63,6 +63,7 @@ struct KernelRow {
   double total_s, mean_s, min_s, flops, bytes, gbs, percent_of_peak;
   std::int32_t registers, spill_bytes, shared_bytes, block;
   double occupancy;
+  const char* variant;
 };
 
 struct RankRow {
@@ -95,6 +96,7 @@ const std::vector<Col> kKernelColumns = {
     {"shared_bytes", Col::Type::Int32, offsetof(KernelRow, shared_bytes)},
     {"block", Col::Type::Int32, offsetof(KernelRow, block)},
     {"occupancy", Col::Type::Float64, offsetof(KernelRow, occupancy)},
+    {"variant", Col::Type::Text, offsetof(KernelRow, variant)},
 };
 const std::vector<Col> kRankColumns = {
     {"rank", Col::Type::Int32, offsetof(RankRow, rank)},
@@ -138,7 +140,7 @@ std::vector<KernelRow> kernel_rows(const std::vector<KernelMetric>& kernels) {
   for (const KernelMetric& k : kernels) {
     rows.push_back(KernelRow{k.name.c_str(), k.calls, k.total_s, k.mean_s, k.min_s, k.flops, k.bytes, k.gbs,
                              k.percent_of_peak, k.res.registers, k.res.spill_bytes, k.res.shared_bytes, k.res.block,
-                             k.res.occupancy});
+                             k.res.occupancy, k.variant.c_str()});
   }
   return rows;
 }

@@ -1,0 +1,98 @@
+// test_gpu_tune.cpp: GPU tests (ctest label "gpu") of the kernel autotuner (kernels/tune.hpp) on the hot kernels:
+// apply_mdagm runs all four (eo_clover, oe_clover with the fused norm, eo_clover_dag, oe_clover_dag); with each
+// launch variant forced (a tuner loaded with that choice for every key) its output is bitwise the same, in both
+// precisions and every links format; a fresh tuner times the four keys once, and a second tuner reading the first's
+// cache file reuses every choice without timing. Skipped with a message without a GPU.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include "gpu_support.hpp"
+#include "io/tune_cache.hpp"
+#include "kernels/backend/runtime.hpp"
+#include "kernels/backend/variants.hpp"
+#include "operator_fixture.hpp"
+
+namespace emprism::test {
+namespace {
+
+const Extents kLat{8, 6, 4, 10};
+const char* const kHot[] = {"eo_clover", "oe_clover", "eo_clover_dag", "oe_clover_dag"};
+
+Tuner make_tuner() {
+  return Tuner(TuneIdentity{"test", backend::device_model()}, backend::launch_variants(), backend::default_variant());
+}
+
+// Mhat^dag Mhat psi (odd parity) with the operator's context using `tuner`, as bytes.
+template <typename R>
+std::vector<unsigned char> mdagm_bytes(OperatorSetup<R>& s, Tuner& tuner, const std::vector<Cd>& psi) {
+  s.ctx.tuner = &tuner;
+  SpinorField<R> in = s.field(psi), out(s.geom), v(s.geom);
+  backend::PendingSums norm;
+  s.op->apply_mdagm(out.odd, v.odd, in.odd, &norm);
+  backend::wait_sums(norm);
+  backend::synchronize();
+  s.ctx.tuner = nullptr;
+  const auto host = out.odd.download();
+  std::vector<unsigned char> bytes(host.size() * sizeof(host[0]));
+  std::memcpy(bytes.data(), host.data(), bytes.size());
+  return bytes;
+}
+
+template <typename R>
+void every_variant_same_bits(int rc) {
+  OperatorSetup<R> s(kLat, ref::random_su3_links(kLat, 601), 0.12, 1.3, {0, 0, 0, 3.14159265358979}, {}, rc);
+  const auto psi = ref::random_spinor(kLat, 602);
+  std::vector<unsigned char> first;
+  for (int v = 0; v < static_cast<int>(backend::launch_variants().size()); ++v) {
+    Tuner tuner = make_tuner();
+    TuneEntries forced;
+    for (const char* k : kHot)
+      forced[tune_key(k, sizeof(R), rc, s.geom.half_volume())] = TuneChoice{tuner.variant(v), 0};
+    tuner.load(forced);
+    const auto bytes = mdagm_bytes(s, tuner, psi);
+    EXPECT_EQ(tuner.stats().candidates_timed, 0) << "variant " << tuner.variant(v).describe();
+    if (v == 0)
+      first = bytes;
+    else
+      EXPECT_EQ(std::memcmp(bytes.data(), first.data(), bytes.size()), 0)
+          << "variant " << tuner.variant(v).describe() << " fp" << 8 * sizeof(R) << " r" << rc;
+  }
+}
+
+TEST(GpuTune, EveryVariantOfTheHotKernelsComputesTheSameBits) {
+  if (no_gpu()) GTEST_SKIP() << "no GPU: this build uses the " << backend::name() << " backend or sees no device";
+  for (int rc : {18, 12, 8}) {
+    every_variant_same_bits<float>(rc);
+    every_variant_same_bits<double>(rc);
+  }
+}
+
+TEST(GpuTune, SecondTunerReusesTheFirstOnesCacheFile) {
+  if (no_gpu()) GTEST_SKIP() << "no GPU: this build uses the " << backend::name() << " backend or sees no device";
+  OperatorSetup<float> s(kLat, ref::random_su3_links(kLat, 603), 0.12, 1.3, {}, {}, 18);
+  const auto psi = ref::random_spinor(kLat, 604);
+  char dir[] = "/tmp/emprism_gpu_tune_XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/tunecache.tsv";
+  Tuner first = make_tuner();
+  const auto a = mdagm_bytes(s, first, psi);
+  EXPECT_EQ(first.stats().tuned, 4);
+  io::save_tune_cache(path, first.identity(), first.candidates(), first.entries());
+
+  Tuner second = make_tuner();
+  const TuneCacheText cache = parse_tune_cache(*io::read_tune_cache(path), second.identity(), second.candidates());
+  ASSERT_EQ(cache.status, TuneCacheText::Status::Ok) << cache.reason;
+  second.load(cache.entries);
+  const auto b = mdagm_bytes(s, second, psi);
+  EXPECT_EQ(second.stats().tuned, 0);
+  EXPECT_EQ(second.stats().candidates_timed, 0);
+  for (const auto& [key, c] : first.entries()) EXPECT_EQ(second.entries().at(key).variant, c.variant) << key;
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size()), 0);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace emprism::test
