@@ -3,8 +3,8 @@
 # AddressSanitizer and UndefinedBehaviorSanitizer (-O1 -g, libFuzzer's coverage instrumentation) into build-san/,
 # only the targets it needs: the GoogleTest binary emprism_tests and the libFuzzer harnesses of tests/fuzz (the TOML
 # reader, each gauge file reader). Then
-#   1. runs the unit tests in emprism_tests once under the sanitizers (one process, gtest filter
-#      EMPRISM_SAN_FILTER; any sanitizer report fails the stage),
+#   1. runs the unit tests in emprism_tests once under the sanitizers (EMPRISM_SAN_JOBS GoogleTest shards at once,
+#      gtest filter EMPRISM_SAN_FILTER; a failure or any sanitizer report fails the stage),
 #   2. runs each harness for EMPRISM_FUZZ_SECONDS (default 20) from its checked-in seed corpus tests/fuzz/corpus/<name>
 #      (copied to a scratch directory, so the repository is not written), 1 s per input at most, 2 GB of memory;
 #      a crash, a sanitizer report, an uncaught exception or a timeout fails the stage and leaves the input in
@@ -38,12 +38,30 @@ cmake --build "$BUILD" -j "$JOBS" --target emprism_tests "${HARNESSES[@]}" >"$BU
   { tail -50 "$BUILD/fuzz-build.log"; exit 1; }
 t_build=$(date +%s)
 
-step "unit tests under ASan+UBSan (filter '$FILTER')"
-(cd "$BUILD/tests" && ./emprism_tests --gtest_filter="$FILTER" --gtest_brief=1) 2>&1 | tail -15
+step "unit tests under ASan+UBSan (filter '$FILTER', $JOBS shards at once)"
+# GoogleTest's sharding: shard k of JOBS runs every JOBS-th test, each shard one process (the tests run in parallel
+# under ctest already, so they do not share files).
+pids=()
+for ((k = 0; k < JOBS; ++k)); do
+  (cd "$BUILD/tests" && OMP_WAIT_POLICY=passive GTEST_TOTAL_SHARDS=$JOBS GTEST_SHARD_INDEX=$k \
+    ./emprism_tests --gtest_filter="$FILTER" --gtest_brief=1 >"$BUILD/unit-tests-$k.log" 2>&1) &
+  pids+=($!)
+done
+tests_failed=0
+for ((k = 0; k < JOBS; ++k)); do
+  wait "${pids[k]}" || tests_failed=1
+  tail -5 "$BUILD/unit-tests-$k.log"
+done
+if ((tests_failed)); then
+  echo "fuzz.sh: FAIL: the unit tests under the sanitizers (logs: $BUILD/unit-tests-*.log):"
+  grep -h -E "FAILED|ERROR: AddressSanitizer|runtime error|SUMMARY" "$BUILD"/unit-tests-*.log | head -20
+  exit 1
+fi
 t_tests=$(date +%s)
 
-status=0
-for h in "${HARNESSES[@]}"; do
+# fuzz_one HARNESS: runs it from its seed corpus for SECONDS_PER_HARNESS s and prints its result; fails on a finding.
+fuzz_one() {
+  local h=$1 name work
   name=${h#fuzz_}
   name=${name#gauge_}
   work="$BUILD/fuzz/$name"
@@ -51,14 +69,30 @@ for h in "${HARNESSES[@]}"; do
   if [[ -d "$REPO_ROOT/tests/fuzz/corpus/$name" ]]; then  # every harness has seeds (openqcd, milc: make_seeds.py)
     cp "$REPO_ROOT/tests/fuzz/corpus/$name"/* "$work/corpus/" 2>/dev/null || true
   fi
-  step "$h for $SECONDS_PER_HARNESS s"
   if ! (cd "$work" && "$BUILD/tests/fuzz/$h" -max_total_time="$SECONDS_PER_HARNESS" -timeout=1 -rss_limit_mb=2048 \
     -max_len=65536 -print_final_stats=1 corpus >"$work/log" 2>&1); then
     echo "fuzz.sh: FAIL: $h found an input that breaks it (see $work):"
     grep -E "ERROR|SUMMARY|terminate|Test unit written" "$work/log" | head -10
-    status=1
+    return 1
   fi
-  grep -E "stat::number_of_executed_units|cov:" "$work/log" | tail -2
+  echo "fuzz.sh: $h: $(grep -E "stat::number_of_executed_units" "$work/log" | tail -1)"
+}
+
+# The harnesses JOBS at a time (each one process on one core).
+status=0
+running=0
+for h in "${HARNESSES[@]}"; do
+  if ((running == JOBS)); then
+    wait -n || status=1
+    running=$((running - 1))
+  fi
+  step "$h for $SECONDS_PER_HARNESS s"
+  fuzz_one "$h" &
+  running=$((running + 1))
+done
+while ((running > 0)); do
+  wait -n || status=1
+  running=$((running - 1))
 done
 t_end=$(date +%s)
 echo "fuzz.sh: build $((t_build - t0)) s, unit tests $((t_tests - t_build)) s, fuzzing $((t_end - t_tests)) s," \

@@ -7,8 +7,9 @@
 # writes them). Submits jobs/local/ensemble_array.sbatch as an array of ceil(n / PER_TASK) tasks, n = the
 # configurations FIRST, FIRST + STEP, ... <= LAST (STEP default 1, PER_TASK default 1), each writing part_<a>_<b>.h5
 # in EMPRISM_OUT_DIR, then jobs/local/ensemble_merge.sbatch with --dependency=afterok on the whole array, which
-# writes EMPRISM_OUT_DIR/ensemble.h5. Prints the two job ids. A task that failed or hit its time limit: resubmit it
-# alone with the same EMPRISM_OUT_DIR (it resumes), then the merge job by hand (both commands are printed).
+# writes EMPRISM_OUT_DIR/ensemble.h5 (--kill-on-invalid-dep=yes: cancelled, not left pending, once a task failed).
+# Prints the two job ids. A task that failed or hit its time limit: resubmit it alone with the same EMPRISM_OUT_DIR
+# (it resumes), then the merge job by hand (both commands are printed).
 #
 # Environment: EMPRISM_OUT_DIR (default: $PWD/emprism-ensemble-<date-time>), and what the two jobs read.
 # Who runs it: users on a login node; tests/slurm/test_local_slurm.sh.
@@ -42,7 +43,7 @@ export EMPRISM_ENSEMBLE="$first $last $step $per_task"
 mkdir -p "$EMPRISM_OUT_DIR"
 array=$(sbatch --parsable --array="0-$((tasks - 1))" "$@" "$here/ensemble_array.sbatch" "$input")
 array=${array%%;*}
-merge=$(sbatch --parsable --dependency="afterok:$array" "$here/ensemble_merge.sbatch")
+merge=$(sbatch --parsable --kill-on-invalid-dep=yes --dependency="afterok:$array" "$here/ensemble_merge.sbatch")
 merge=${merge%%;*}
 echo "ensemble.sh: $count configuration(s) in $tasks array task(s): job $array; merge: job $merge"
 echo "ensemble.sh: output directory $EMPRISM_OUT_DIR"

@@ -5,6 +5,7 @@
 // Without a GPU (or on the CPU backend) every test is skipped with a message. Run by ctest -L gpu.
 #include <gtest/gtest.h>
 
+#include "gpu_support.hpp"
 #include "kernels/backend/runtime.hpp"
 #include "operator_fixture.hpp"
 #include "src/physics/cg.hpp"
@@ -17,19 +18,6 @@ const double kPi = 3.14159265358979323846;
 const std::array<double, 4> kTheta{0.3, 0.0, -0.5, kPi};
 const Extents kLat{8, 6, 4, 10};
 const double kKappa = 0.12, kCsw = 1.3;
-
-bool no_gpu() { return backend::device_is_host() || backend::device_count() == 0; }
-
-// Keeps the sites of one parity (x+y+z+t mod 2), zeroes the others.
-std::vector<Cd> on_parity(const std::vector<Cd>& psi, int parity) {
-  std::vector<Cd> out(psi.size());
-  for (std::size_t s = 0; s < psi.size() / 12; ++s) {
-    const ref::Coords x = ref::site_coords(kLat, static_cast<int>(s));
-    if (((x[0] + x[1] + x[2] + x[3]) & 1) == parity)
-      for (int k = 0; k < 12; ++k) out[s * 12 + k] = psi[s * 12 + k];
-  }
-  return out;
-}
 
 std::vector<Cd> hop(const std::vector<Cd>& links, const std::vector<Cd>& psi, bool dag) {
   if (!dag) return ref::apply_hopping(kLat, links, kTheta, psi);
@@ -50,12 +38,12 @@ struct Fixture {
 // eo_clover: A_ee out_e = (H psi_o)_e, checked by applying the reference A to the device result.
 void check_eo_clover(bool dag) {
   Fixture f;
-  const auto psi = on_parity(ref::random_spinor(kLat, 302), 1);
+  const auto psi = on_parity(kLat, ref::random_spinor(kLat, 302), 1);
   const SpinorField<float> in = f.s.field(psi);
   ParitySpinor<float> out(f.s.geom);
   f.s.op->eo_clover(out, in.odd, dag);
   const auto a_out = ref::apply_clover_term(kLat, f.links, kKappa, kCsw, f.natural_of(out, 0));
-  EXPECT_LT(rel_diff(a_out, on_parity(hop(f.links, psi, dag), 0)), 1e-5);
+  EXPECT_LT(rel_diff(a_out, on_parity(kLat, hop(f.links, psi, dag), 0)), 1e-5);
 }
 
 TEST(Gpu, EoCloverMatchesCpuReference) {
@@ -73,14 +61,15 @@ TEST(Gpu, EoCloverDagMatchesCpuReference) {
 TEST(Gpu, OeCloverMatchesCpuReference) {
   if (no_gpu()) GTEST_SKIP() << "no GPU: this build uses the " << backend::name() << " backend or sees no device";
   Fixture f;
-  const auto t = on_parity(ref::random_spinor(kLat, 303), 0), x = on_parity(ref::random_spinor(kLat, 304), 1);
+  const auto t = on_parity(kLat, ref::random_spinor(kLat, 303), 0),
+             x = on_parity(kLat, ref::random_spinor(kLat, 304), 1);
   const SpinorField<float> tf = f.s.field(t), xf = f.s.field(x);
   ParitySpinor<float> out(f.s.geom), out2(f.s.geom);
   f.s.op->oe_clover(out, out2, tf.even, xf.odd);
   const auto out_nat = f.natural_of(out, 1);
   std::vector<Cd> diff(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) diff[i] = x[i] - out_nat[i];
-  auto expect = on_parity(hop(f.links, t, false), 1);
+  auto expect = on_parity(kLat, hop(f.links, t, false), 1);
   for (auto& v : expect) v *= kKappa * kKappa;
   EXPECT_LT(rel_diff(ref::apply_clover_term(kLat, f.links, kKappa, kCsw, diff), expect), 1e-5);
   EXPECT_LT(rel_diff(ref::apply_clover_term(kLat, f.links, kKappa, kCsw, f.natural_of(out2, 1)), out_nat), 1e-5);
@@ -90,11 +79,12 @@ TEST(Gpu, OeCloverMatchesCpuReference) {
 TEST(Gpu, OeCloverDagMatchesCpuReference) {
   if (no_gpu()) GTEST_SKIP() << "no GPU: this build uses the " << backend::name() << " backend or sees no device";
   Fixture f;
-  const auto t = on_parity(ref::random_spinor(kLat, 305), 0), x = on_parity(ref::random_spinor(kLat, 306), 1);
+  const auto t = on_parity(kLat, ref::random_spinor(kLat, 305), 0),
+             x = on_parity(kLat, ref::random_spinor(kLat, 306), 1);
   const SpinorField<float> tf = f.s.field(t), xf = f.s.field(x);
   ParitySpinor<float> out(f.s.geom);
   f.s.op->oe_clover_dag(out, tf.even, xf.odd);
-  auto expect = on_parity(hop(f.links, t, true), 1);
+  auto expect = on_parity(kLat, hop(f.links, t, true), 1);
   for (std::size_t i = 0; i < expect.size(); ++i) expect[i] = x[i] - kKappa * kKappa * expect[i];
   EXPECT_LT(rel_diff(f.natural_of(out, 1), expect), 1e-5);
 }

@@ -7,13 +7,13 @@
 
 #include <limits>
 
+#include "gpu_support.hpp"
 #include "kernels/backend/runtime.hpp"
 #include "propagator_device_checks.hpp"
 
 namespace emprism::test {
 namespace {
 
-bool no_gpu() { return backend::device_is_host() || backend::device_count() == 0; }
 const double kTol = 256 * std::numeric_limits<double>::epsilon();
 
 TEST(GpuPropagator, ContractionsMatchHost) {

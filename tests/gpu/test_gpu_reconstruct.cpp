@@ -6,6 +6,7 @@
 // under the reference operator reaches the tolerance. Skipped with a message without a GPU.
 #include <gtest/gtest.h>
 
+#include "gpu_support.hpp"
 #include "kernels/backend/runtime.hpp"
 #include "operator_fixture.hpp"
 #include "src/physics/cg.hpp"
@@ -18,19 +19,6 @@ const std::array<double, 4> kTheta{0.7 * kPi, 0.0, -0.5, kPi};
 const Extents kLat{8, 6, 4, 10};
 const double kKappa = 0.12, kCsw = 1.3;
 
-bool no_gpu() { return backend::device_is_host() || backend::device_count() == 0; }
-
-// The hops of one parity: H psi restricted to the sites of parity `out` (reference), psi living on the other parity.
-std::vector<Cd> parity_part(const std::vector<Cd>& psi, int parity) {
-  std::vector<Cd> out(psi.size());
-  for (std::size_t s = 0; s < psi.size() / 12; ++s) {
-    const ref::Coords x = ref::site_coords(kLat, static_cast<int>(s));
-    if (((x[0] + x[1] + x[2] + x[3]) & 1) == parity)
-      for (int k = 0; k < 12; ++k) out[s * 12 + k] = psi[s * 12 + k];
-  }
-  return out;
-}
-
 template <typename R>
 void check_format(int rc, const std::array<bool, 4>& force) {
   const auto links = ref::random_su3_links(kLat, 501);
@@ -40,7 +28,7 @@ void check_format(int rc, const std::array<bool, 4>& force) {
   EXPECT_LT(rel_diff(s.apply_m(psi), ref::apply_wilson_clover(kLat, links, kKappa, kCsw, kTheta, psi)), tolerance<R>())
       << "M";
   // eo_clover: A_ee out_e = (H psi_o)_e (H^dag = g5 H g5 for the dagger)
-  const auto psi_o = parity_part(psi, 1);
+  const auto psi_o = on_parity(kLat, psi, 1);
   const SpinorField<R> in = s.field(psi_o);
   for (bool dag : {false, true}) {
     SpinorField<R> out(s.geom);
@@ -48,7 +36,7 @@ void check_format(int rc, const std::array<bool, 4>& force) {
     const auto a_out = ref::apply_clover_term(kLat, links, kKappa, kCsw, s.natural(out));
     const auto h = dag ? ref::apply_gamma5(ref::apply_hopping(kLat, links, kTheta, ref::apply_gamma5(psi_o)))
                        : ref::apply_hopping(kLat, links, kTheta, psi_o);
-    EXPECT_LT(rel_diff(a_out, parity_part(h, 0)), tolerance<R>()) << "eo_clover dag " << dag;
+    EXPECT_LT(rel_diff(a_out, on_parity(kLat, h, 0)), tolerance<R>()) << "eo_clover dag " << dag;
   }
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "gpu_support.hpp"
 #include "kernels/backend/runtime.hpp"
 #include "operator_fixture.hpp"
 #include "src/physics/clover_device.hpp"
@@ -18,8 +19,6 @@ namespace {
 
 const Extents kLat{8, 6, 4, 10};
 const double kKappa = 0.12, kCsw = 1.3;
-
-bool no_gpu() { return backend::device_is_host() || backend::device_count() == 0; }
 
 // max |device - host| over the real entries of A (or A^-1) of a parity, relative to the largest host entry.
 template <typename R>

@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "gpu_support.hpp"
 #include "kernels/backend/runtime.hpp"
 #include "kernels/blas.hpp"
 #include "kernels/launch.hpp"
@@ -16,8 +17,6 @@
 
 namespace emprism::test {
 namespace {
-
-bool no_gpu() { return backend::device_is_host() || backend::device_count() == 0; }
 
 std::vector<Spinor<double>> random_sites(int n, unsigned seed) {
   std::mt19937 gen(seed);
