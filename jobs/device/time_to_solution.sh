@@ -6,17 +6,18 @@
 #
 # Needs the QUDA kit (the peers kit "quda", with its prebuilt/ binaries) copied to .peers/quda in the repository
 # (git-ignored; carried with the tree), or its path in EMPRISM_QUDA_KIT.
-# What it does (about 6-7 minutes of device time on 16 cores):
+# What it does (about 7 minutes of device time on 16 cores):
 #   1. Dependencies and the CUDA backend for sm_90 (jobs/device/common.sh), about 2-3 minutes.
 #   2. ctest -L gpu (every GPU test) and the CPU suite's Solver.* and ReliableUpdates.* tests (on the GPU in this
 #      build: mixed-precision iteration counts within 5% of double, true residuals, solutions).
 #   3. Ours: the unit-gauge problem (32^3x64, kappa 0.124, csw 1, antiperiodic t, one random source, seed 5) as in
-#      the peers kit's side-by-side inputs s_unit_*.toml: mixed (fp64 result to 1e-10, reliable updates), double to 1e-10,
+#      the peers kit's side-by-side inputs s_unit_*.toml: mixed (fp64 result to 1e-10, reliable updates) with links of
+#      18 reals and of 12 reals (dirac.reconstruct = 12: both operators, the fp32 one is the CG's), double to 1e-10,
 #      single to 1e-6; each run once, the solve's CG seconds and iterations from its log line.
 #   4. QUDA's (its all.sh with ONLY="inv_unit_double_single inv_unit_double_half inv_unit_double_double
 #      inv_unit_single_single" in the time left): seconds and iterations of the second solve (QUDA's "Done:" line).
 #   5. One table of both; summary.txt and results.tar.gz (logs) in $OUT.
-# Exit status: 0 when the build, the tests and our three solves passed (timings are reported, not judged).
+# Exit status: 0 when the build, the tests and our four solves passed (timings are reported, not judged).
 # Optional: EMPRISM_DEVICE_SKIP_TESTS=1, EMPRISM_DEVICE_SKIP_QUDA=1, EMPRISM_QUDA_KIT, EMPRISM_DEVICE_JOBS (16),
 # EMPRISM_DEVICE_BUILD_DIR (build-device), EMPRISM_DEVICE_BACKEND=CPU (trying it without a GPU), EMPRISM_DEVICE_EXTENTS
 # ("32, 32, 32, 64"), EMPRISM_TTS_BUDGET (seconds for the whole script, default 450: QUDA gets what is left),
@@ -38,7 +39,7 @@ say "tests done ($(elapsed))"
 
 # ---- 3. ours ----
 exe=$build/emprism-mpi
-ours() {  # ours NAME PRECISION TOL: the unit-gauge solve; leaves NAME.log and NAME.rc in $work
+ours() {  # ours NAME PRECISION TOL [RECONSTRUCT]: the unit-gauge solve; leaves NAME.log and NAME.rc in $work
   cat > "$work/$1.toml" << EOF
 [lattice]
 extents = [$extents]
@@ -47,6 +48,7 @@ source = "unit"
 [dirac]
 kappa = 0.124
 csw = 1.0
+reconstruct = ${4:-18}
 [solver]
 precision = "$2"
 tol = $3
@@ -69,6 +71,7 @@ EOF
   [ "$(cat "$work/$1.rc")" = 0 ] || status=1
 }
 ours mixed mixed 1e-10
+ours mixed12 mixed 1e-10 12
 ours double double 1e-10
 ours single single 1e-6
 say "ours done ($(elapsed))"
@@ -113,6 +116,7 @@ say ""
 say "unit gauge, [$extents], kappa 0.124, csw 1, antiperiodic t; one solve each (QUDA: its second source)"
 printf '%-10s %-26s %8s %6s %8s %10s  %s\n' code "run" seconds iter updates true_res note | tee -a "$summary"
 ours_row mixed "mixed (fp64/fp32) 1e-10"
+ours_row mixed12 "mixed (fp64/fp32) r12 1e-10"
 quda_row inv_unit_double_single "double/single r12 1e-10"
 quda_row inv_unit_double_half "double/half r12 1e-10"
 ours_row double "double 1e-10"
@@ -121,8 +125,10 @@ ours_row single "single 1e-6"
 quda_row inv_unit_single_single "single/single r12 1e-6"
 say "(ours: CG seconds of the solve log line; QUDA: invertQuda total incl. host transfers; true_res: ours |b-Mx|/|b|"
 say " of the full system, QUDA's that of its normal system)"
-grep -h -E "^\[.*\] (eo_clover|oe_clover|blas_cg_update) " "$work/mixed.log" | sed 's/^.*\] /  mixed: /' |
-  tee -a "$summary"
+for m in mixed mixed12; do
+  grep -h -E "^\[.*\] (eo_clover|oe_clover|blas_cg_update) " "$work/$m.log" | sed "s/^.*\] /  $m: /" |
+    tee -a "$summary"
+done
 touch "$out/ctest_gpu.log" "$out/ctest_solver.log" "$out/quda.log"
 tar -czf "$out/results.tar.gz" -C "$out" work cmake.log build.log summary.txt ctest_gpu.log ctest_solver.log \
   quda.log 2> /dev/null
