@@ -390,7 +390,8 @@ void run_member(EnsembleRun& r, std::size_t index) {
   t = std::chrono::steady_clock::now();
   r.store.file().set_root("/configs/" + m.id);
   write_or_check_gauge(r, one, m, gauge, summary);
-  const std::unique_ptr<Solver> solver = make_solver(r.cfg.solver.precision, r.ctx, r.geom, gauge, r.dirac);
+  const std::unique_ptr<Solver> solver =
+      make_solver(r.cfg.solver.precision, r.cfg.solver.sloppy, r.ctx, r.geom, gauge, r.dirac);
   r.times.setup += seconds_since(t);
   TaskContext tasks{r.cfg, r.comm, r.grid, r.geom, r.metrics, gauge, r.dirac, *solver, r.store.file(), &r.times};
   r.all_converged = run_tasks(r.cfg, tasks, r.store, m.id, r.done) && r.all_converged;
@@ -463,7 +464,8 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
     write_gauge_group(store, cfg, gauge, summary);
     setup.step("header");
 
-    const std::unique_ptr<Solver> solver = make_solver(cfg.solver.precision, ctx, geom, gauge, dirac);
+    const std::unique_ptr<Solver> solver =
+        make_solver(cfg.solver.precision, cfg.solver.sloppy, ctx, geom, gauge, dirac);
     setup.step("operator");
     setup.log();
     phase(times.setup);
