@@ -44,7 +44,7 @@ EMPRISM_HD inline Sums<2> site_dot(const Spinor<R>& a, const Spinor<R>& b) {
 template <typename R>
 struct ZeroFunctor {
   SpinorView<R> y;
-  EMPRISM_HD void operator()(int i) const { y.store(i, zero_spinor<R>()); }
+  EMPRISM_HD void operator()(int i) const { y.store(i, zero_spinor<real_t<R>>()); }
 };
 
 // y = x, with precision conversion (Rin may differ from Rout).
@@ -53,10 +53,11 @@ struct ConvertFunctor {
   SpinorView<Rout> y;
   SpinorView<Rin> x;
   EMPRISM_HD void operator()(int i) const {
-    const Spinor<Rin> a = x.load(i);
-    Spinor<Rout> b;
+    using To = real_t<Rout>;
+    const Spinor<real_t<Rin>> a = x.load(i);
+    Spinor<To> b;
     for (int s = 0; s < 4; ++s)
-      for (int c = 0; c < 3; ++c) b.s[s].c[c] = {Rout(a.s[s].c[c].re), Rout(a.s[s].c[c].im)};
+      for (int c = 0; c < 3; ++c) b.s[s].c[c] = {To(a.s[s].c[c].re), To(a.s[s].c[c].im)};
     y.store(i, b);
   }
 };
@@ -65,7 +66,7 @@ struct ConvertFunctor {
 template <typename R>
 struct AxpbyFunctor {
   SpinorView<R> x, y;
-  R a, b;
+  real_t<R> a, b;
   EMPRISM_HD void operator()(int i) const { y.store(i, a * x.load(i) + b * y.load(i)); }
 };
 
@@ -73,11 +74,11 @@ struct AxpbyFunctor {
 template <typename R>
 struct CaxpbyFunctor {
   SpinorView<R> x, y;
-  Complex<R> a;
-  R b;
+  Complex<real_t<R>> a;
+  real_t<R> b;
   EMPRISM_HD void operator()(int i) const {
-    const Spinor<R> xs = x.load(i);
-    Spinor<R> ys = b * y.load(i);
+    const Spinor<real_t<R>> xs = x.load(i);
+    Spinor<real_t<R>> ys = b * y.load(i);
     for (int s = 0; s < 4; ++s)
       for (int c = 0; c < 3; ++c) ys.s[s].c[c] += a * xs.s[s].c[c];
     y.store(i, ys);
@@ -87,16 +88,17 @@ struct CaxpbyFunctor {
 // y += a x, with x of precision Rx (mixed-precision correction updates).
 template <typename R, typename Rx>
 struct AxpyFunctor {
+  using T = real_t<R>;
   SpinorView<Rx> x;
   SpinorView<R> y;
-  R a;
+  T a;
   EMPRISM_HD void operator()(int i) const {
-    const Spinor<Rx> xs = x.load(i);
-    Spinor<R> ys = y.load(i);
+    const Spinor<real_t<Rx>> xs = x.load(i);
+    Spinor<T> ys = y.load(i);
     for (int s = 0; s < 4; ++s)
       for (int c = 0; c < 3; ++c) {
-        ys.s[s].c[c].re += a * R(xs.s[s].c[c].re);
-        ys.s[s].c[c].im += a * R(xs.s[s].c[c].im);
+        ys.s[s].c[c].re += a * T(xs.s[s].c[c].re);
+        ys.s[s].c[c].im += a * T(xs.s[s].c[c].im);
       }
     y.store(i, ys);
   }
@@ -126,20 +128,22 @@ template <typename R>
 struct ResidualFunctor {
   SpinorView<R> b, r;
   EMPRISM_HD Sums<1> operator()(int i) const {
-    const Spinor<R> v = b.load(i) - r.load(i);
+    const Spinor<real_t<R>> v = b.load(i) - r.load(i);
     r.store(i, v);
     return Sums<1>{{site_norm2(v)}};
   }
 };
 
-// The CG update: x += alpha p, r -= alpha w; returns |r|^2.
+// The CG update: x += alpha p, r -= alpha w; returns |r|^2 (of r before it is stored). x is in solution_t<R> (the
+// sloppy solution of a half-precision CG is kept in fp32: kernels/half.hpp).
 template <typename R>
 struct CgUpdateFunctor {
-  SpinorView<R> x, p, r, w;
-  R alpha;
+  SpinorView<solution_t<R>> x;
+  SpinorView<R> p, r, w;
+  real_t<R> alpha;
   EMPRISM_HD Sums<1> operator()(int i) const {
     x.store(i, x.load(i) + alpha * p.load(i));
-    const Spinor<R> rn = r.load(i) - alpha * w.load(i);
+    const Spinor<real_t<R>> rn = r.load(i) - alpha * w.load(i);
     r.store(i, rn);
     return Sums<1>{{site_norm2(rn)}};
   }

@@ -16,11 +16,11 @@ namespace emprism {
 template <typename R>
 struct HaloPackArg {
   LatticeArg lat;
-  LinksRef<R> gauge;
+  LinksRef<real_t<R>> gauge;
   SpinorView<R> in;
   int in_parity;
-  HalfSpinor<R>* send_bwd;
-  HalfSpinor<R>* send_fwd;
+  HalfSpinor<real_t<R>>* send_bwd;
+  HalfSpinor<real_t<R>>* send_fwd;
 };
 
 template <typename R, bool Dag, int Mu, int Rc = 18>

@@ -6,6 +6,9 @@
 //   gauge, both parities:  element = one link in its format (SU3, or 12 or 8 reals: kernels/link_format.hpp),
 //                          sub-array [parity][mu], each with stride = sites of a parity
 //   clover of one parity:  element = CloverSite (A or A^-1, 72 reals), stride = sites of the parity
+//   half spinor field:     per chiral half b, element = ChiralHalf16 (3 blocks of 8 B), stride = sites of the
+//                          parity, the two halves one after the other; then a float norm per (half, site) at
+//                          norm[b * sites + i] (kernels/half.hpp)
 // The same views read and write host staging copies (fields.hpp), so host code never assumes a layout.
 // Who may call: kernels and host code that owns the memory.
 #pragma once
@@ -14,6 +17,7 @@
 #include <type_traits>
 
 #include "kernels/clover_block.hpp"
+#include "kernels/half.hpp"
 #include "kernels/link_format.hpp"
 
 namespace emprism {
@@ -113,6 +117,36 @@ struct SpinorView {
   }
   EMPRISM_HD void store_half(int cb, int b, const HalfSpinor<R>& h) const {
     a.template store_part<HalfSpinor<R>>(cb, b * kHalfBlocks, h);
+  }
+};
+
+// Spinors in half (kernels/half.hpp): load and store convert from and to Spinor<float>, so kernels see fp32 spinors.
+template <>
+struct SpinorView<Half> {
+  using B = BlockOf<ChiralHalf16>;
+  B* data = nullptr;
+  float* norm = nullptr;
+  int sites = 0;
+  EMPRISM_HD BlockedArray<ChiralHalf16> part(int b) const {
+    return BlockedArray<ChiralHalf16>{data + static_cast<std::int64_t>(b) * BlockedArray<ChiralHalf16>::kBlocks * sites,
+                                      sites};
+  }
+  EMPRISM_HD HalfSpinor<float> load_half(int cb, int b) const {
+    return dequantize(part(b).load(cb), norm[b * sites + cb]);
+  }
+  EMPRISM_HD void store_half(int cb, int b, const HalfSpinor<float>& h) const {
+    float m;
+    const ChiralHalf16 q = quantize(h, m);
+    part(b).store(cb, q);
+    norm[b * sites + cb] = m;
+  }
+  EMPRISM_HD Spinor<float> load(int cb) const {
+    const HalfSpinor<float> u = load_half(cb, 0), l = load_half(cb, 1);
+    return Spinor<float>{{u.h[0], u.h[1], l.h[0], l.h[1]}};
+  }
+  EMPRISM_HD void store(int cb, const Spinor<float>& v) const {
+    store_half(cb, 0, chiral_half(v, 0));
+    store_half(cb, 1, chiral_half(v, 1));
   }
 };
 

@@ -37,18 +37,18 @@ namespace emprism {
 template <typename R>
 struct HoppingArg {
   LatticeArg lat;
-  LinksRef<R> gauge;  // the links in the format the kernel is instantiated for
-  SpinorView<R> in;   // the parity opposite to out_parity
+  LinksRef<real_t<R>> gauge;  // the links in the format the kernel is instantiated for
+  SpinorView<R> in;           // the parity opposite to out_parity
   int out_parity = 0;
-  Complex<R> phase[4];  // exp(i theta_mu)
-  const HalfSpinor<R>* halo_fwd[4];
-  const HalfSpinor<R>* halo_bwd[4];
+  Complex<real_t<R>> phase[4];  // exp(i theta_mu)
+  const HalfSpinor<real_t<R>>* halo_fwd[4];
+  const HalfSpinor<real_t<R>>* halo_bwd[4];
 };
 
 enum class HopPart { Interior, Exterior };
 
 template <int Mu, bool Dag, HopPart Part, int Rc, typename R>
-EMPRISM_HD inline void hop_direction(const HoppingArg<R>& a, const int x[4], int cb, Spinor<R>& acc) {
+EMPRISM_HD inline void hop_direction(const HoppingArg<R>& a, const int x[4], int cb, Spinor<real_t<R>>& acc) {
   constexpr int kFwd = Dag ? +1 : -1;  // (1 - gamma) forward for H, (1 + gamma) for H^dag
   const bool fwd_off = a.lat.partitioned[Mu] && x[Mu] == a.lat.l[Mu] - 1;
   const bool bwd_off = a.lat.partitioned[Mu] && x[Mu] == 0;
@@ -56,26 +56,27 @@ EMPRISM_HD inline void hop_direction(const HoppingArg<R>& a, const int x[4], int
     bool crosses = false;
     if (!fwd_off) {
       const int y = a.lat.neighbour(x, Mu, +1, crosses);
-      HalfSpinor<R> h = a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * project<Mu, kFwd>(a.in.load(y));
+      HalfSpinor<real_t<R>> h =
+          a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * project<Mu, kFwd>(a.in.load(y));
       if (crosses) h = a.phase[Mu] * h;
       accumulate_reconstructed<Mu, kFwd>(acc, h);
     }
     if (!bwd_off) {
       const int y = a.lat.neighbour(x, Mu, -1, crosses);
-      HalfSpinor<R> h =
+      HalfSpinor<real_t<R>> h =
           adj_mul(a.gauge.template view<Rc>().load(1 - a.out_parity, y, Mu), project<Mu, -kFwd>(a.in.load(y)));
       if (crosses) h = conj(a.phase[Mu]) * h;
       accumulate_reconstructed<Mu, -kFwd>(acc, h);
     }
   } else {
     if (fwd_off) {
-      HalfSpinor<R> h =
+      HalfSpinor<real_t<R>> h =
           a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * a.halo_fwd[Mu][a.lat.face_index(x, Mu)];
       if (a.lat.origin[Mu] + x[Mu] == a.lat.g[Mu] - 1) h = a.phase[Mu] * h;
       accumulate_reconstructed<Mu, kFwd>(acc, h);
     }
     if (bwd_off) {
-      HalfSpinor<R> h = a.halo_bwd[Mu][a.lat.face_index(x, Mu)];
+      HalfSpinor<real_t<R>> h = a.halo_bwd[Mu][a.lat.face_index(x, Mu)];
       if (a.lat.origin[Mu] + x[Mu] == 0) h = conj(a.phase[Mu]) * h;
       accumulate_reconstructed<Mu, -kFwd>(acc, h);
     }
@@ -85,7 +86,7 @@ EMPRISM_HD inline void hop_direction(const HoppingArg<R>& a, const int x[4], int
 // acc += the hops of H (Dag = false) or H^dag (Dag = true) of the given part at site x (checkerboard cb), links of
 // format Rc.
 template <bool Dag, HopPart Part, int Rc, typename R>
-EMPRISM_HD inline void apply_hopping(const HoppingArg<R>& a, const int x[4], int cb, Spinor<R>& acc) {
+EMPRISM_HD inline void apply_hopping(const HoppingArg<R>& a, const int x[4], int cb, Spinor<real_t<R>>& acc) {
   hop_direction<0, Dag, Part, Rc>(a, x, cb, acc);
   hop_direction<1, Dag, Part, Rc>(a, x, cb, acc);
   hop_direction<2, Dag, Part, Rc>(a, x, cb, acc);
@@ -95,29 +96,29 @@ EMPRISM_HD inline void apply_hopping(const HoppingArg<R>& a, const int x[4], int
 template <typename R>
 struct DiracArg {
   HoppingArg<R> hop;
-  CloverView<R> clover;  // C of the output parity
-  SpinorView<R> x;       // xpay input, output parity
+  CloverView<real_t<R>> clover;  // C of the output parity
+  SpinorView<R> x;               // xpay input, output parity
   SpinorView<R> out;
   SpinorView<R> out2;
   double* site_norm = nullptr;  // EpiCloverXpay: |v|^2 per site when set
-  R b = 0;
+  real_t<R> b = 0;
 };
 
 // The hop sum an epilogue receives: a Spinor at an interior site; at a boundary site the halo hops h plus the
 // interior's partial sum stored in out, whose half b is loaded when the epilogue asks for it (partial + h: the bits
 // of the whole-spinor sum). An epilogue reads half b of acc before it stores half b of out.
-template <typename R>
+template <typename R, typename View>
 struct PartialPlus {
   const Spinor<R>& h;
-  SpinorView<R> partial;
+  View partial;
   int cb;
 };
 template <typename R>
 EMPRISM_HD inline HalfSpinor<R> acc_half(const Spinor<R>& acc, int b) {
   return chiral_half(acc, b);
 }
-template <typename R>
-EMPRISM_HD inline HalfSpinor<R> acc_half(const PartialPlus<R>& acc, int b) {
+template <typename R, typename View>
+EMPRISM_HD inline HalfSpinor<R> acc_half(const PartialPlus<R, View>& acc, int b) {
   return acc.partial.load_half(acc.cb, b) + chiral_half(acc.h, b);
 }
 
@@ -146,7 +147,8 @@ struct EpiCloverXpay {
     double n = 0;  // |v|^2, summed half by half in the order of site_norm2 (the same bits)
     EMPRISM_UNROLL
     for (int b = 0; b < 2; ++b) {
-      const HalfSpinor<R> v = a.x.load_half(cb, b) + a.b * block_mul(a.clover.load_block(cb, b), acc_half(acc, b));
+      const HalfSpinor<real_t<R>> v =
+          a.x.load_half(cb, b) + a.b * block_mul(a.clover.load_block(cb, b), acc_half(acc, b));
       a.out.store_half(cb, b, v);
       a.out2.store_half(cb, b, block_mul(a.clover.load_block(cb, b), v));
       n = add_norm2(n, v);
@@ -218,7 +220,7 @@ struct DslashExterior {
     hop.lat.coords(cb, hop.out_parity, x);
     auto acc = zero_spinor<R>();
     apply_hopping<Epi::kDag, HopPart::Exterior, Rc>(hop, x, cb, acc);
-    e.finish(cb, PartialPlus<R>{acc, e.a.out, cb});  // the interior's partial sum joins after the halo hops
+    e.finish(cb, PartialPlus<R, decltype(e.a.out)>{acc, e.a.out, cb});  // the interior's partial joins after the halo
   }
 };
 
@@ -238,20 +240,20 @@ struct DslashExteriorDir {
     auto acc = (mask & ((1 << mu) - 1)) == 0 ? zero_spinor<R>() : halo.load(k);
     switch (mu) {
       case 0:
-        hop_direction<0, Epi::kDag, HopPart::Exterior, Rc, R>(hop, x, cb, acc);
+        hop_direction<0, Epi::kDag, HopPart::Exterior, Rc>(hop, x, cb, acc);
         break;
       case 1:
-        hop_direction<1, Epi::kDag, HopPart::Exterior, Rc, R>(hop, x, cb, acc);
+        hop_direction<1, Epi::kDag, HopPart::Exterior, Rc>(hop, x, cb, acc);
         break;
       case 2:
-        hop_direction<2, Epi::kDag, HopPart::Exterior, Rc, R>(hop, x, cb, acc);
+        hop_direction<2, Epi::kDag, HopPart::Exterior, Rc>(hop, x, cb, acc);
         break;
       default:
-        hop_direction<3, Epi::kDag, HopPart::Exterior, Rc, R>(hop, x, cb, acc);
+        hop_direction<3, Epi::kDag, HopPart::Exterior, Rc>(hop, x, cb, acc);
         break;
     }
     if ((mask >> (mu + 1)) == 0)
-      e.finish(cb, PartialPlus<R>{acc, e.a.out, cb});
+      e.finish(cb, PartialPlus<R, decltype(e.a.out)>{acc, e.a.out, cb});
     else
       halo.store(k, acc);
   }

@@ -241,6 +241,23 @@ TEST(Config, ReconstructTakesEighteenTwelveOrEight) {
   }
 }
 
+// solver.sloppy: "single" by default, "half" with mixed precision; half with another precision or with links of 8
+// reals is an input error naming the key.
+TEST(Config, SloppyHalfOnlyWithMixedPrecision) {
+  EXPECT_EQ(parse(Input{}.text()).solver.sloppy, Sloppy::Single);
+  EXPECT_EQ(parse(with_extra("[solver]\nprecision = \"mixed\"\nsloppy = \"half\"\n").text()).solver.sloppy,
+            Sloppy::Half);
+  for (const char* bad : {"[solver]\nprecision = \"single\"\nsloppy = \"half\"\n",
+                          "[solver]\nprecision = \"double\"\nsloppy = \"half\"\n", "[solver]\nsloppy = \"half\"\n",
+                          "[solver]\nprecision = \"mixed\"\nsloppy = \"quarter\"\n"}) {
+    EXPECT_THROW(parse(with_extra(bad).text()), InputError) << bad;
+    EXPECT_TRUE(starts_with(error_of(with_extra(bad).text()), "solver.sloppy: ")) << error_of(with_extra(bad).text());
+  }
+  Input rc8 = with_extra("[solver]\nprecision = \"mixed\"\nsloppy = \"half\"\n");
+  rc8.dirac = "kappa = 0.1\nreconstruct = 8\n";
+  EXPECT_TRUE(starts_with(error_of(rc8.text()), "solver.sloppy: ")) << error_of(rc8.text());
+}
+
 TEST(Config, FloatRejectedForIntegerKey) {
   const std::string text = with_extra("[solver]\nmax_iter = 100.0\n").text();
   EXPECT_THROW(parse(text), InputError);
@@ -1075,14 +1092,15 @@ TEST(Config, SolveAttributesFollowTheDeclaration) {
   std::vector<std::string> point, prop;
   for (const InputAttribute& a : solve_attributes(c, c.solves[0])) point.push_back(a.name);
   for (const InputAttribute& a : solve_attributes(c, c.solves[1])) prop.push_back(a.name);
-  EXPECT_EQ(point, (std::vector<std::string>{"kappa", "csw", "reconstruct", "reliable_delta", "tol"}));
-  EXPECT_EQ(prop, (std::vector<std::string>{"kappa", "csw", "reconstruct", "reliable_delta", "tol", "source_site",
-                                            "smearing", "smearing_steps", "smearing_weight", "link_smearing",
-                                            "link_smearing_steps", "link_smearing_weight"}));
-  EXPECT_EQ(std::get<int>(solve_attributes(c, c.solves[0])[2].value), 18);       // dirac.reconstruct's default
-  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[0])[3].value), 0.1);   // solver.reliable_delta's default
-  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[0])[4].value), 1e-9);  // the solve's tol
-  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[1])[4].value), 1e-6);  // solver.tol
+  EXPECT_EQ(point, (std::vector<std::string>{"kappa", "csw", "reconstruct", "reliable_delta", "sloppy", "tol"}));
+  EXPECT_EQ(prop, (std::vector<std::string>{"kappa", "csw", "reconstruct", "reliable_delta", "sloppy", "tol",
+                                            "source_site", "smearing", "smearing_steps", "smearing_weight",
+                                            "link_smearing", "link_smearing_steps", "link_smearing_weight"}));
+  EXPECT_EQ(std::get<int>(solve_attributes(c, c.solves[0])[2].value), 18);      // dirac.reconstruct's default
+  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[0])[3].value), 0.1);  // solver.reliable_delta's default
+  EXPECT_EQ(std::get<std::string>(solve_attributes(c, c.solves[0])[4].value), "single");  // solver.sloppy's default
+  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[0])[5].value), 1e-9);           // the solve's tol
+  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[1])[5].value), 1e-6);           // solver.tol
 }
 
 }  // namespace

@@ -111,7 +111,7 @@ void check_solve_device(Precision precision, double tol) {
   params.kappa = 0.12;
   params.csw = 1.0;
   params.theta = {0, 0, 0, 3.14159265358979323846};
-  const auto solver = run::make_solver(precision, ctx, g, u, params);
+  const auto solver = run::make_solver(precision, Sloppy::Single, ctx, g, u, params);
   const std::vector<Cd> b = ref::random_spinor(g.local(), 500);
   CgParams cp;
   cp.tol = tol;

@@ -1,6 +1,7 @@
 // fields.hpp: fields own their memory and hand out views (kernels never own memory).
 //   Buffer<T>        n elements of raw device memory (host memory on the CPU backend), zeroed, move-only
-//   ParitySpinor<R>  spinors on the sites of one parity
+//   ParitySpinor<R>  spinors on the sites of one parity; R = Half: 16-bit fixed point with a norm per chiral half
+//                    (kernels/half.hpp), read and written as Spinor<float>
 //   SpinorField<R>   a full-lattice spinor as its even and odd halves
 //   GaugeField<R>    the links U_mu(x) of both parities, 18, 12 or 8 reals per link (kernels/link_format.hpp)
 //   DeviceGauge      the double links with their halo in the host field's layout (a field generated on the device)
@@ -109,6 +110,45 @@ class ParitySpinor {
   SpinorView<R> view_of(Spinor<R>* p) const { return SpinorView<R>{{reinterpret_cast<BlockOf<Spinor<R>>*>(p), vh_}}; }
   int vh_;
   Buffer<Spinor<R>> buf_;
+};
+
+template <>
+class ParitySpinor<Half> {
+ public:
+  explicit ParitySpinor(const Geometry& g)
+      : vh_(g.half_volume()), q_(2 * static_cast<std::size_t>(vh_)), norm_(2 * static_cast<std::size_t>(vh_)) {}
+  int sites() const { return vh_; }
+  SpinorView<Half> view() const {
+    return view_of(const_cast<ChiralHalf16*>(q_.data()), const_cast<float*>(norm_.data()));
+  }
+  std::size_t bytes() const { return q_.bytes() + norm_.bytes(); }
+
+  std::vector<Spinor<float>> download() const {
+    std::vector<Spinor<float>> out(static_cast<std::size_t>(vh_));
+    auto q = host_staging<ChiralHalf16>(q_.size());
+    std::vector<float> norm(norm_.size());
+    q_.copy_to_host(q.get());
+    norm_.copy_to_host(norm.data());
+    const SpinorView<Half> v = view_of(reinterpret_cast<ChiralHalf16*>(q.get()), norm.data());
+    for (int i = 0; i < vh_; ++i) out[i] = v.load(i);
+    return out;
+  }
+  void upload(const std::vector<Spinor<float>>& sites) {
+    auto q = host_staging<ChiralHalf16>(q_.size());
+    std::vector<float> norm(norm_.size());
+    const SpinorView<Half> v = view_of(reinterpret_cast<ChiralHalf16*>(q.get()), norm.data());
+    for (int i = 0; i < vh_; ++i) v.store(i, sites[i]);
+    q_.copy_from_host(q.get());
+    norm_.copy_from_host(norm.data());
+  }
+
+ private:
+  SpinorView<Half> view_of(ChiralHalf16* q, float* norm) const {
+    return SpinorView<Half>{reinterpret_cast<SpinorView<Half>::B*>(q), norm, vh_};
+  }
+  int vh_;
+  Buffer<ChiralHalf16> q_;  // [chiral half][block][site] (kernels/views.hpp)
+  Buffer<float> norm_;      // [chiral half][site]
 };
 
 template <typename R>

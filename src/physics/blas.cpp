@@ -1,6 +1,8 @@
 // blas.cpp: launchers of the BLAS-1 kernels (see blas.hpp), with their flops and minimum bytes.
 #include "src/physics/blas.hpp"
 
+#include <string>
+
 #include "kernels/blas.hpp"
 #include "kernels/launch.hpp"
 
@@ -8,7 +10,7 @@ namespace emprism::blas {
 
 template <typename R>
 inline double bytes_per_site() {
-  return 24.0 * sizeof(R);
+  return PrecisionTraits<R>::spinor_bytes;
 }
 
 template <typename R>
@@ -25,22 +27,24 @@ void convert(Context& ctx, ParitySpinor<Rout>& y, const ParitySpinor<Rin>& x) {
 // y = a x + b y
 template <typename R>
 void axpby(Context& ctx, double a, const ParitySpinor<R>& x, double b, ParitySpinor<R>& y) {
-  launch(ctx.metrics, {"blas_axpby", 72.0 * x.sites(), 3 * x.sites() * bytes_per_site<R>()}, x.sites(),
-         AxpbyFunctor<R>{x.view(), y.view(), R(a), R(b)});
+  const std::string row = std::string("blas_axpby") + PrecisionTraits<R>::row_suffix;
+  launch(ctx.metrics, {row.c_str(), 72.0 * x.sites(), 3 * x.sites() * bytes_per_site<R>()}, x.sites(),
+         AxpbyFunctor<R>{x.view(), y.view(), real_t<R>(a), real_t<R>(b)});
 }
 
 // y = a x + b y, a complex
 template <typename R>
 void caxpby(Context& ctx, std::complex<double> a, const ParitySpinor<R>& x, double b, ParitySpinor<R>& y) {
-  launch(ctx.metrics, {"blas_caxpby", 120.0 * x.sites(), 3 * x.sites() * bytes_per_site<R>()}, x.sites(),
-         CaxpbyFunctor<R>{x.view(), y.view(), Complex<R>{R(a.real()), R(a.imag())}, R(b)});
+  launch(
+      ctx.metrics, {"blas_caxpby", 120.0 * x.sites(), 3 * x.sites() * bytes_per_site<R>()}, x.sites(),
+      CaxpbyFunctor<R>{x.view(), y.view(), Complex<real_t<R>>{real_t<R>(a.real()), real_t<R>(a.imag())}, real_t<R>(b)});
 }
 
 // y += a x (x may be of another precision)
 template <typename R, typename Rx>
 void axpy(Context& ctx, double a, const ParitySpinor<Rx>& x, ParitySpinor<R>& y) {
   launch(ctx.metrics, {"blas_axpy", 48.0 * x.sites(), x.sites() * (2 * bytes_per_site<R>() + bytes_per_site<Rx>())},
-         x.sites(), AxpyFunctor<R, Rx>{x.view(), y.view(), R(a)});
+         x.sites(), AxpyFunctor<R, Rx>{x.view(), y.view(), real_t<R>(a)});
 }
 
 template <typename R>
@@ -93,11 +97,13 @@ double global_sum(Context& ctx, backend::PendingSums& local) {
 
 // x += alpha p, r -= alpha w; returns |r|^2 (one reduction).
 template <typename R>
-double cg_update(Context& ctx, double alpha, const ParitySpinor<R>& p, const ParitySpinor<R>& w, ParitySpinor<R>& x,
-                 ParitySpinor<R>& r) {
+double cg_update(Context& ctx, double alpha, const ParitySpinor<R>& p, const ParitySpinor<R>& w,
+                 ParitySpinor<solution_t<R>>& x, ParitySpinor<R>& r) {
   const int n = x.sites();
-  Sums<1> s = launch_reduce<1>(ctx.metrics, {"blas_cg_update", 144.0 * n, 6 * n * bytes_per_site<R>()}, n,
-                               CgUpdateFunctor<R>{x.view(), p.view(), r.view(), w.view(), R(alpha)});
+  const double bytes = n * (4 * bytes_per_site<R>() + 2 * bytes_per_site<solution_t<R>>());
+  const std::string row = std::string("blas_cg_update") + PrecisionTraits<R>::row_suffix;
+  Sums<1> s = launch_reduce<1>(ctx.metrics, {row.c_str(), 144.0 * n, bytes}, n,
+                               CgUpdateFunctor<R>{x.view(), p.view(), r.view(), w.view(), real_t<R>(alpha)});
   ctx.comm.sum(s.v, 1);
   return s.v[0];
 }
@@ -132,5 +138,19 @@ template void convert<double, float>(Context&, ParitySpinor<double>&, const Pari
 template void axpy<float, float>(Context&, double, const ParitySpinor<float>&, ParitySpinor<float>&);
 template void axpy<double, double>(Context&, double, const ParitySpinor<double>&, ParitySpinor<double>&);
 template void axpy<double, float>(Context&, double, const ParitySpinor<float>&, ParitySpinor<double>&);
+
+// Half (solver.sloppy = "half"): what the sloppy CG runs, and the conversions from and to the other precisions.
+template void zero<Half>(Context&, ParitySpinor<Half>&);
+template void axpby<Half>(Context&, double, const ParitySpinor<Half>&, double, ParitySpinor<Half>&);
+template void caxpby<Half>(Context&, std::complex<double>, const ParitySpinor<Half>&, double, ParitySpinor<Half>&);
+template double norm2<Half>(Context&, const ParitySpinor<Half>&);
+template std::complex<double> dot<Half>(Context&, const ParitySpinor<Half>&, const ParitySpinor<Half>&);
+template double cg_update<Half>(Context&, double, const ParitySpinor<Half>&, const ParitySpinor<Half>&,
+                                ParitySpinor<float>&, ParitySpinor<Half>&);
+template void convert<Half, Half>(Context&, ParitySpinor<Half>&, const ParitySpinor<Half>&);
+template void convert<Half, double>(Context&, ParitySpinor<Half>&, const ParitySpinor<double>&);
+template void convert<Half, float>(Context&, ParitySpinor<Half>&, const ParitySpinor<float>&);
+template void convert<float, Half>(Context&, ParitySpinor<float>&, const ParitySpinor<Half>&);
+template void convert<double, Half>(Context&, ParitySpinor<double>&, const ParitySpinor<Half>&);
 
 }  // namespace emprism::blas

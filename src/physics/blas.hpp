@@ -2,7 +2,8 @@
 // Reductions are local sums in double followed by one Communicator::sum (one MPI_Allreduce) per call;
 // fused operations (cg_update) reduce once. The host's wait for the device's partial sums is counted in
 // ctx.metrics.reductions(). Collective: every rank must call the reductions.
-// Instantiated for float and double (and the mixed conversions) in blas.cpp, the only file that launches them.
+// Instantiated for float and double (and the mixed conversions) in blas.cpp, the only file that launches them; for
+// Half (kernels/half.hpp) what the sloppy CG needs. Minimum bytes count each field in its own format.
 // Who may call: solvers and operators.
 #pragma once
 
@@ -37,12 +38,12 @@ double norm2(Context& ctx, const SpinorField<R>& x);
 // r = b - r for both parities; returns |r|^2 (one reduction).
 template <typename R>
 double residual(Context& ctx, const SpinorField<R>& b, SpinorField<R>& r);
-// x += alpha p, r -= alpha w; returns |r|^2 (one reduction).
 // The global sum of a reduction launched earlier (e.g. WilsonClover::apply_mdagm's |Mhat p|^2): waits for its
 // local value, then one Communicator::sum. local.n must be 1.
 double global_sum(Context& ctx, backend::PendingSums& local);
+// x += alpha p, r -= alpha w; returns |r|^2 (one reduction). x is in solution_t<R> (fp32 for Half).
 template <typename R>
-double cg_update(Context& ctx, double alpha, const ParitySpinor<R>& p, const ParitySpinor<R>& w, ParitySpinor<R>& x,
-                 ParitySpinor<R>& r);
+double cg_update(Context& ctx, double alpha, const ParitySpinor<R>& p, const ParitySpinor<R>& w,
+                 ParitySpinor<solution_t<R>>& x, ParitySpinor<R>& r);
 
 }  // namespace emprism::blas

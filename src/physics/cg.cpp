@@ -40,7 +40,7 @@ class ReliableCg {
         w_(outer.geometry()),
         v_(outer.geometry()),
         delta_(std::is_same_v<Ro, Ri> ? 0.0 : params.reliable_delta),
-        floor_(50 * std::numeric_limits<Ri>::epsilon()) {
+        floor_(50 * PrecisionTraits<Ri>::epsilon) {
     if constexpr (!std::is_same_v<Ro, Ri>) rs_own_ = std::make_unique<ParitySpinor<Ri>>(outer.geometry());
   }
 
@@ -70,9 +70,10 @@ class ReliableCg {
   SpinorField<Ro>& x_;
   const CgParams& params_;
   CgResult& res_;
-  ParitySpinor<Ro> c_, r_, t_;  // c = Mhat^dag bhat, r = c - A x_o (true), t: work
-  SpinorField<Ro> full_;        // b - M x
-  ParitySpinor<Ri> xs_, p_, w_, v_;
+  ParitySpinor<Ro> c_, r_, t_;       // c = Mhat^dag bhat, r = c - A x_o (true), t: work
+  SpinorField<Ro> full_;             // b - M x
+  ParitySpinor<solution_t<Ri>> xs_;  // (fp32 when Ri is Half: kernels/half.hpp)
+  ParitySpinor<Ri> p_, w_, v_;
   std::unique_ptr<ParitySpinor<Ri>> rs_own_;  // mixed precision; else rs is r
   const double delta_, floor_;
   double b2_ = 0, c2_ = 0;
@@ -238,5 +239,7 @@ template CgResult solve_eo_cg<float, float>(WilsonClover<float>&, WilsonClover<f
                                             SpinorField<float>&, const CgParams&);
 template CgResult solve_eo_cg<double, float>(WilsonClover<double>&, WilsonClover<float>&, const SpinorField<double>&,
                                              SpinorField<double>&, const CgParams&);
+template CgResult solve_eo_cg<double, Half>(WilsonClover<double>&, WilsonClover<Half>&, const SpinorField<double>&,
+                                            SpinorField<double>&, const CgParams&);
 
 }  // namespace emprism

@@ -1,5 +1,6 @@
 // dirac.cpp: launchers of the Wilson-clover kernels (see dirac.hpp). Flops and minimum bytes per output
-// site, with S = 24 R (spinor), G = 18, 12 or 8 R (link in its format), C = 72 R (clover block pair), R = sizeof(real):
+// site, with S = 24 R (spinor; half: 56 bytes), G = 18, 12 or 8 R (link in its format), C = 72 R (clover block pair),
+// R = sizeof(real) (fp32 for links and clover of the half operator):
 //   hopping 1320 flops, 8 G + S (each input spinor counted once, reused by neighbours); unpacking a link of 12 or 8
 //   reals is not counted (the flops of a call are those of the operator, whatever the format)
 //   clover mat-vec 552 flops, C;  xpay 48 flops, S;  |v|^2 of a site (oe_clover for CG) 48 flops, 8 bytes
@@ -10,6 +11,8 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
 
 #include "kernels/halo_pack.hpp"
 #include "kernels/launch.hpp"
@@ -24,9 +27,15 @@ template <typename R>
 std::array<std::size_t, 4> face_bytes(const Geometry& g) {
   std::array<std::size_t, 4> b{};
   for (int mu = 0; mu < 4; ++mu)
-    if (g.partitioned(mu)) b[mu] = static_cast<std::size_t>(g.arg().face_volume(mu)) * sizeof(HalfSpinor<R>);
+    if (g.partitioned(mu)) b[mu] = static_cast<std::size_t>(g.arg().face_volume(mu)) * sizeof(HalfSpinor<real_t<R>>);
   return b;
 }
+
+// Bytes of one stored spinor (S) and clover block pair (C) of the precision R.
+template <typename R>
+constexpr double kS = PrecisionTraits<R>::spinor_bytes;
+template <typename R>
+constexpr double kC = 72.0 * sizeof(real_t<R>);
 
 constexpr int kTuneRepetitions = 3;  // timed applications per candidate policy (after one untimed)
 
@@ -83,14 +92,15 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const DiracPar
       geom_(geom),
       params_(params),
       gauge_(geom, params.reconstruct),
-      a_{CloverField<R>(geom), CloverField<R>(geom)},
-      a_inv_{CloverField<R>(geom), CloverField<R>(geom)},
+      a_{CloverField<real_t<R>>(geom), CloverField<real_t<R>>(geom)},
+      a_inv_{CloverField<real_t<R>>(geom), CloverField<real_t<R>>(geom)},
       tmp_e_(geom),
       tmp_e2_(geom),
       tmp_o_(geom),
       transport_(ctx.grid, face_bytes<R>(geom), params.transport),
       site_norm_(static_cast<std::size_t>(geom.half_volume())) {
-  for (int mu = 0; mu < 4; ++mu) phase_[mu] = {R(std::cos(params.theta[mu])), R(std::sin(params.theta[mu]))};
+  using T = real_t<R>;
+  for (int mu = 0; mu < 4; ++mu) phase_[mu] = {T(std::cos(params.theta[mu])), T(std::sin(params.theta[mu]))};
   std::size_t most = 0;
   for (int p = 0; p < 2; ++p) {
     const std::vector<int> sites = geom.boundary_sites(p);
@@ -109,7 +119,7 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const DiracPar
       face_sites_[p][mu].from_host(face);
     }
   }
-  halo_sums_ = Buffer<Spinor<R>>(geom.any_partitioned() ? most : 0);
+  halo_sums_ = Buffer<Spinor<real_t<R>>>(geom.any_partitioned() ? most : 0);
 }
 
 template <typename R>
@@ -119,8 +129,8 @@ void WilsonClover<R>::pack(const SpinorView<R>& in, int in_parity, bool dag) {
   for (int mu = 0; mu < 4; ++mu) {
     if (!geom_.partitioned(mu)) continue;
     const HaloTransport::PackTarget t = transport_.pack_target(mu);
-    a.send_bwd = static_cast<HalfSpinor<R>*>(t.to_bwd);
-    a.send_fwd = static_cast<HalfSpinor<R>*>(t.to_fwd);
+    a.send_bwd = static_cast<HalfSpinor<real_t<R>>*>(t.to_bwd);
+    a.send_fwd = static_cast<HalfSpinor<real_t<R>>*>(t.to_fwd);
     const int n = 2 * geom_.arg().face_volume(mu);
     switch (mu * 2 + (dag ? 1 : 0)) {
       case 0:
@@ -171,8 +181,8 @@ void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key) {
   pack<Rc>(epi.a.hop.in, 1 - out_parity, Epi::kDag);
   for (int mu = 0; mu < 4; ++mu) {
     if (!geom_.partitioned(mu)) continue;
-    epi.a.hop.halo_fwd[mu] = static_cast<const HalfSpinor<R>*>(transport_.from_fwd(mu));
-    epi.a.hop.halo_bwd[mu] = static_cast<const HalfSpinor<R>*>(transport_.from_bwd(mu));
+    epi.a.hop.halo_fwd[mu] = static_cast<const HalfSpinor<real_t<R>>*>(transport_.from_fwd(mu));
+    epi.a.hop.halo_bwd[mu] = static_cast<const HalfSpinor<real_t<R>>*>(transport_.from_bwd(mu));
   }
   if constexpr (kTunedEpi<Epi>)
     run_tuned(ctx_.tuner, key, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
@@ -183,8 +193,9 @@ void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key) {
       if (!geom_.partitioned(mu)) continue;
       transport_.wait(mu);
       const Buffer<int>& sites = face_sites_[out_parity][mu];
-      const SpinorView<R> halo{
-          {reinterpret_cast<BlockOf<Spinor<R>>*>(halo_sums_.data()), static_cast<int>(halo_sums_.size())}};
+      using T = real_t<R>;
+      const SpinorView<T> halo{
+          {reinterpret_cast<BlockOf<Spinor<T>>*>(halo_sums_.data()), static_cast<int>(halo_sums_.size())}};
       run_kernel(static_cast<std::int64_t>(sites.size() / 2), DslashExteriorDir<Epi, Rc>{epi, sites.data(), halo, mu});
     }
   } else {
@@ -217,7 +228,7 @@ void WilsonClover<R>::tune(const Epi& epi, const std::string& key) {
   const std::size_t best = transport_.agree(seconds);
   transport_.set_policy(candidates[best]);
   if (params_.report) {
-    std::string msg = std::string("halo policy (") + (sizeof(R) == 4 ? "fp32" : "fp64") +
+    std::string msg = std::string("halo policy (") + PrecisionTraits<R>::name +
                       " operator): " + candidates[best].describe(transport_.partitioned());
     if (candidates.size() > 1) {
       msg += "; tuned over " + std::to_string(candidates.size()) + " candidates, slowest-rank ms per application:";
@@ -238,27 +249,32 @@ std::string WilsonClover<R>::halo_policy() const {
 
 template <typename R>
 template <typename Epi>
-void WilsonClover<R>::dslash(const char* name, double flops_per_site, double reals_per_site, const Epi& epi) {
+void WilsonClover<R>::dslash(const char* name, double flops_per_site, double bytes_per_site, const Epi& epi) {
   switch (gauge_.reconstruct()) {
     case 12:
-      dslash_of<12>(name, flops_per_site, reals_per_site, epi);
+      dslash_of<12>(name, flops_per_site, bytes_per_site, epi);
       break;
     case 8:
-      dslash_of<8>(name, flops_per_site, reals_per_site, epi);
+      if constexpr (std::is_same_v<R, Half>) {  // (not instantiated: the half operator has links of 18 or 12)
+        throw std::logic_error("WilsonClover<Half>: links of 8 reals");
+      } else {
+        dslash_of<8>(name, flops_per_site, bytes_per_site, epi);
+      }
       break;
     default:
-      dslash_of<18>(name, flops_per_site, reals_per_site, epi);
+      dslash_of<18>(name, flops_per_site, bytes_per_site, epi);
       break;
   }
 }
 
 template <typename R>
 template <int Rc, typename Epi>
-void WilsonClover<R>::dslash_of(const char* name, double flops_per_site, double reals_per_site, const Epi& epi) {
+void WilsonClover<R>::dslash_of(const char* name, double flops_per_site, double bytes_per_site, const Epi& epi) {
   const double n = geom_.half_volume();
-  const LaunchCost cost{name, flops_per_site * n, (8 * Rc + reals_per_site) * sizeof(R) * n};
+  const std::string row = std::string(name) + PrecisionTraits<R>::row_suffix;
+  const LaunchCost cost{row.c_str(), flops_per_site * n, (8 * Rc * sizeof(real_t<R>) + bytes_per_site) * n};
   // Partitioned, the interior kernel skips the hops that leave the rank: a key of its own.
-  const std::string key = kTunedEpi<Epi> ? tune_key(std::string(name) + (geom_.any_partitioned() ? ".interior" : ""),
+  const std::string key = kTunedEpi<Epi> ? tune_key(row + (geom_.any_partitioned() ? ".interior" : ""),
                                                     sizeof(R), Rc, geom_.half_volume())
                                          : std::string();
   if (!geom_.any_partitioned()) {
@@ -282,8 +298,8 @@ void WilsonClover<R>::apply_m(SpinorField<R>& out, const SpinorField<R>& in) {
     a.clover = a_[p].view();
     a.x = in.parity(p).view();
     a.out = out.parity(p).view();
-    a.b = R(-params_.kappa);
-    dslash("wilson_clover", kHopFlops + kCloverFlops + kXpayFlops, 24 + 24 + 72 + 24, EpiCloverPlus<R>{a});
+    a.b = real_t<R>(-params_.kappa);
+    dslash("wilson_clover", kHopFlops + kCloverFlops + kXpayFlops, 3 * kS<R> + kC<R>, EpiCloverPlus<R>{a});
   }
 }
 
@@ -294,8 +310,8 @@ void WilsonClover<R>::apply_clover(ParitySpinor<R>& out, const ParitySpinor<R>& 
   a.x = in.view();
   a.out = out.view();
   const double n = geom_.half_volume();
-  launch(ctx_.metrics, {"clover", kCloverFlops * n, (24 + 72 + 24) * sizeof(R) * n}, geom_.half_volume(),
-         CloverOnly<R>{a});
+  const std::string row = std::string("clover") + PrecisionTraits<R>::row_suffix;
+  launch(ctx_.metrics, {row.c_str(), kCloverFlops * n, n * (2 * kS<R> + kC<R>)}, geom_.half_volume(), CloverOnly<R>{a});
 }
 
 template <typename R>
@@ -304,9 +320,9 @@ void WilsonClover<R>::eo_clover(ParitySpinor<R>& out_e, const ParitySpinor<R>& i
   a.clover = a_inv_[0].view();
   a.out = out_e.view();
   if (dag)
-    dslash("eo_clover_dag", kHopFlops + kCloverFlops, 24 + 72 + 24, EpiClover<R, true>{a});
+    dslash("eo_clover_dag", kHopFlops + kCloverFlops, 2 * kS<R> + kC<R>, EpiClover<R, true>{a});
   else
-    dslash("eo_clover", kHopFlops + kCloverFlops, 24 + 72 + 24, EpiClover<R, false>{a});
+    dslash("eo_clover", kHopFlops + kCloverFlops, 2 * kS<R> + kC<R>, EpiClover<R, false>{a});
 }
 
 template <typename R>
@@ -318,10 +334,10 @@ void WilsonClover<R>::oe_clover(ParitySpinor<R>& out, ParitySpinor<R>& out2, con
   b.out = out.view();
   b.out2 = out2.view();
   b.site_norm = site_norm;
-  b.b = R(-params_.kappa * params_.kappa);
+  b.b = real_t<R>(-params_.kappa * params_.kappa);
   // With the norm: 48 more flops and one double written per site.
-  const double norm_flops = site_norm ? kNormFlops : 0, norm_reals = site_norm ? 8.0 / sizeof(R) : 0;
-  dslash("oe_clover", kHopFlops + 2 * kCloverFlops + kXpayFlops + norm_flops, 24 + 72 + 24 + 24 + 24 + norm_reals,
+  const double norm_flops = site_norm ? kNormFlops : 0, norm_bytes = site_norm ? 8.0 : 0;
+  dslash("oe_clover", kHopFlops + 2 * kCloverFlops + kXpayFlops + norm_flops, 4 * kS<R> + kC<R> + norm_bytes,
          EpiCloverXpay<R>{b});
 }
 
@@ -330,8 +346,8 @@ void WilsonClover<R>::oe_clover_dag(ParitySpinor<R>& out, const ParitySpinor<R>&
   DiracArg<R> b = make_arg(1, t_e);
   b.x = x.view();
   b.out = out.view();
-  b.b = R(-params_.kappa * params_.kappa);
-  dslash("oe_clover_dag", kHopFlops + kXpayFlops, 24 + 24 + 24, EpiXpay<R, true>{b});
+  b.b = real_t<R>(-params_.kappa * params_.kappa);
+  dslash("oe_clover_dag", kHopFlops + kXpayFlops, 3 * kS<R>, EpiXpay<R, true>{b});
 }
 
 template <typename R>
@@ -354,7 +370,8 @@ void WilsonClover<R>::apply_mdagm(ParitySpinor<R>& out, ParitySpinor<R>& v, cons
   oe_clover(v, tmp_o_, tmp_e_, in, v_norm2 ? site_norm_.data() : nullptr);  // v = Mhat in, tmp_o_ = A_oo^-1 v
   if (v_norm2) {  // summed on the device while the host goes on with Mhat^dag
     const double n = geom_.half_volume();
-    *v_norm2 = launch_reduce_async<1>(ctx_.metrics, {"oe_clover_norm", n, 8 * n}, geom_.half_volume(),
+    const std::string row = std::string("oe_clover_norm") + PrecisionTraits<R>::row_suffix;
+    *v_norm2 = launch_reduce_async<1>(ctx_.metrics, {row.c_str(), n, 8 * n}, geom_.half_volume(),
                                       SiteSumFunctor{site_norm_.data()});
   }
   eo_clover(tmp_e_, tmp_o_, true);
@@ -368,8 +385,8 @@ void WilsonClover<R>::prepare_source(ParitySpinor<R>& bhat, const SpinorField<R>
   a.clover = a_inv_[1].view();
   a.x = b.odd.view();
   a.out = bhat.view();
-  a.b = R(params_.kappa);
-  dslash("clover_xpay_hop", kHopFlops + kCloverFlops + kXpayFlops, 24 + 24 + 72 + 24, EpiCloverOfXpay<R>{a});
+  a.b = real_t<R>(params_.kappa);
+  dslash("clover_xpay_hop", kHopFlops + kCloverFlops + kXpayFlops, 3 * kS<R> + kC<R>, EpiCloverOfXpay<R>{a});
 }
 
 template <typename R>
@@ -378,13 +395,25 @@ void WilsonClover<R>::reconstruct(SpinorField<R>& x, const SpinorField<R>& b) {
   a.clover = a_inv_[0].view();
   a.x = b.even.view();
   a.out = x.even.view();
-  a.b = R(params_.kappa);
-  dslash("clover_xpay_hop", kHopFlops + kCloverFlops + kXpayFlops, 24 + 24 + 72 + 24, EpiCloverOfXpay<R>{a});
+  a.b = real_t<R>(params_.kappa);
+  dslash("clover_xpay_hop", kHopFlops + kCloverFlops + kXpayFlops, 3 * kS<R> + kC<R>, EpiCloverOfXpay<R>{a});
 }
 
 template class WilsonClover<float>;
 template class WilsonClover<double>;
 template WilsonClover<float>::WilsonClover(Context&, const WilsonClover<double>&);
+
+// Half: the sloppy operator of the CG (solver.sloppy = "half"), only what the CG and the tests use.
+template WilsonClover<Half>::WilsonClover(Context&, const WilsonClover<double>&);
+template void WilsonClover<Half>::apply_mdagm(ParitySpinor<Half>&, ParitySpinor<Half>&, const ParitySpinor<Half>&,
+                                              backend::PendingSums*);
+template void WilsonClover<Half>::apply_mhat(ParitySpinor<Half>&, const ParitySpinor<Half>&);
+template void WilsonClover<Half>::eo_clover(ParitySpinor<Half>&, const ParitySpinor<Half>&, bool);
+template void WilsonClover<Half>::oe_clover(ParitySpinor<Half>&, ParitySpinor<Half>&, const ParitySpinor<Half>&,
+                                            const ParitySpinor<Half>&, double*);
+template void WilsonClover<Half>::oe_clover_dag(ParitySpinor<Half>&, const ParitySpinor<Half>&,
+                                                const ParitySpinor<Half>&);
+template std::string WilsonClover<Half>::halo_policy() const;
 
 IterationCost cg_iteration_cost(int real_bytes, int link_reals) {
   const double links = 8.0 * link_reals;

@@ -18,6 +18,9 @@
 // packing to after the exterior. The halo policy (transport per direction, fused or split exterior) is tuned on
 // the operator's first partitioned application, agreed by all ranks, reported and kept; every policy gives
 // bitwise the same result.
+// Precisions: R = double, float, and Half (kernels/half.hpp: the spinors in 16-bit fixed point, arithmetic, links and
+// clover in fp32; the sloppy operator of solver.sloppy = "half", built from a double operator, links of 18 or 12
+// reals; only what the CG needs is instantiated). Minimum bytes count each field in its stored format.
 // Who may call: every rank of the process grid, in the same order (the halo exchange is collective; the
 // constructor and the destructor are collective too when a direction is partitioned).
 #pragma once
@@ -70,8 +73,8 @@ class WilsonClover {
 
   const Geometry& geometry() const { return geom_; }
   const DiracParams& params() const { return params_; }
-  const GaugeField<R>& links() const { return gauge_; }
-  const CloverField<R>* clover(bool inverse) const { return inverse ? a_inv_ : a_; }  // [parity]
+  const GaugeField<real_t<R>>& links() const { return gauge_; }
+  const CloverField<real_t<R>>* clover(bool inverse) const { return inverse ? a_inv_ : a_; }  // [parity]
   Context& context() { return ctx_; }
 
   void apply_m(SpinorField<R>& out, const SpinorField<R>& in);
@@ -107,12 +110,12 @@ class WilsonClover {
 
  private:
   // Runs the hopping kernel with epilogue `epi` (its hop.in and out_parity set by make_arg).
-  // reals_per_site: the minimum reals moved per output site besides the links (dslash adds the 8 links of the format).
+  // bytes_per_site: the minimum bytes moved per output site besides the links (dslash adds the 8 links of the format).
   template <typename Epi>
-  void dslash(const char* name, double flops_per_site, double reals_per_site, const Epi& epi);
+  void dslash(const char* name, double flops_per_site, double bytes_per_site, const Epi& epi);
   // The same with the links' format Rc as a template parameter (the drivers' instantiation).
   template <int Rc, typename Epi>
-  void dslash_of(const char* name, double flops_per_site, double reals_per_site, const Epi& epi);
+  void dslash_of(const char* name, double flops_per_site, double bytes_per_site, const Epi& epi);
   // One partitioned application under the current policy: packs, interior, waits, exterior. key: the interior
   // kernel's tune key (hot kernels: a tuned launch, kernels/tune.hpp).
   template <int Rc, typename Epi>
@@ -129,15 +132,15 @@ class WilsonClover {
   Context& ctx_;
   const Geometry& geom_;
   DiracParams params_;
-  GaugeField<R> gauge_;
-  CloverField<R> a_[2], a_inv_[2];
+  GaugeField<real_t<R>> gauge_;  // Half: links and clover in fp32 (only the spinors are in 16 bits)
+  CloverField<real_t<R>> a_[2], a_inv_[2];
   ParitySpinor<R> tmp_e_, tmp_e2_, tmp_o_;
-  std::array<Complex<R>, 4> phase_;
+  std::array<Complex<real_t<R>>, 4> phase_;
   HaloTransport transport_;
   Buffer<int> boundary_[2];       // per output parity: the sites with a hop leaving the rank
   Buffer<int> face_sites_[2][4];  // per output parity and direction: (site, boundary index) on the boundary of mu
-  Buffer<Spinor<R>> halo_sums_;   // split exterior: the halo hops summed so far, per boundary site
-  Buffer<double> site_norm_;      // oe_clover's |v|^2 per site
+  Buffer<Spinor<real_t<R>>> halo_sums_;  // split exterior: the halo hops summed so far, per boundary site
+  Buffer<double> site_norm_;             // oe_clover's |v|^2 per site
 };
 
 // Flops and minimum bytes per even site of one CG iteration on Mhat^dag Mhat with reals of `real_bytes` bytes and links

@@ -21,6 +21,7 @@
 namespace emprism {
 
 enum class Precision { Single, Double, Mixed };  // mixed: double outer residual, single CG
+enum class Sloppy { Single, Half };              // mixed: the sloppy CG's fields in fp32 or 16-bit fixed point
 enum class GaugeSource { Unit, Random, File, Heatbath, Ensemble };
 enum class SolveKind { Point, Random, PlaneWave, Propagator };
 using io::GaugeFormat;             // gauge.format, generate.format
@@ -84,6 +85,7 @@ struct DiracConfig {
 
 struct SolverConfig {
   Precision precision{};
+  Sloppy sloppy{};  // only with precision = mixed (input_limits.cpp)
   double tol{};
   int max_iter{};
   double reliable_delta{};

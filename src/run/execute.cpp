@@ -391,7 +391,8 @@ void run_member(EnsembleRun& r, std::size_t index) {
   t = std::chrono::steady_clock::now();
   r.store.file().set_root("/configs/" + m.id);
   write_or_check_gauge(r, one, m, gauge, summary);
-  const std::unique_ptr<Solver> solver = make_solver(r.cfg.solver.precision, r.ctx, r.geom, gauge.host(), r.dirac);
+  const std::unique_ptr<Solver> solver =
+      make_solver(r.cfg.solver.precision, r.cfg.solver.sloppy, r.ctx, r.geom, gauge.host(), r.dirac);
   r.times.setup += seconds_since(t);
   TaskContext tasks{r.cfg, r.comm, r.grid, r.geom, r.metrics, gauge, r.dirac, *solver, r.store.file(), &r.times};
   r.all_converged = run_tasks(r.cfg, tasks, r.store, m.id, r.done) && r.all_converged;
@@ -470,9 +471,10 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
     setup.step("header");
 
     // the operator from the field where it was made (a random field: on the device, no host copy)
-    const std::unique_ptr<Solver> solver = gauge.device()
-                                               ? make_solver(cfg.solver.precision, ctx, geom, *gauge.device(), dirac)
-                                               : make_solver(cfg.solver.precision, ctx, geom, gauge.host(), dirac);
+    const SolverConfig& sc = cfg.solver;
+    const std::unique_ptr<Solver> solver =
+        gauge.device() ? make_solver(sc.precision, sc.sloppy, ctx, geom, *gauge.device(), dirac)
+                       : make_solver(sc.precision, sc.sloppy, ctx, geom, gauge.host(), dirac);
     setup.step("operator");
     setup.log();
     phase(times.setup);

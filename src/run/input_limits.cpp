@@ -7,7 +7,8 @@
 // quark smearing, (1 + 6 w)^steps for Jacobi and 6 w for Wuppertal, <= max^(1/2) (the source and the smeared sink
 // are both multiplied by it); |dirac.theta_over_pi| <= 1e6 (the boundary phase exp(i pi theta / L) is periodic; far
 // beyond a period it keeps no digit of precision). Whatever still overflows at run time ends with exit code 3.
-// Who may call: parse_config (local, no MPI).
+// Also the combinations of keys that have no meaning: solver.sloppy = "half" outside mixed precision or with links
+// of 8. Who may call: parse_config (local, no MPI).
 #include <cfloat>
 #include <cmath>
 #include <complex>
@@ -39,6 +40,15 @@ void check_kappa(const Config& cfg) {
       io::fail("dirac.theta_over_pi", io::format_double(cfg.dirac.theta_over_pi[mu]) +
                                           " is out of range: the boundary phase is periodic (period 2); give "
                                           "|theta_over_pi| <= 1e6");
+}
+
+// solver.sloppy = "half": the sloppy CG of mixed precision, whose operator has links of 18 or 12 reals.
+void check_sloppy(const Config& cfg) {
+  if (cfg.solver.sloppy != Sloppy::Half) return;
+  if (cfg.solver.precision != Precision::Mixed)
+    io::fail("solver.sloppy",
+             "\"half\" needs solver.precision = \"mixed\" (got \"" + choice_name(cfg.solver.precision) + "\")");
+  if (cfg.dirac.reconstruct == 8) io::fail("solver.sloppy", "\"half\" needs dirac.reconstruct = 18 or 12 (got 8)");
 }
 
 void check_solve(const Config& cfg, const SolveConfig& s, std::size_t i) {
@@ -85,6 +95,7 @@ void check_volume(const Config& cfg) {
 void check_input_limits(const Config& cfg) {
   check_volume(cfg);
   check_kappa(cfg);
+  check_sloppy(cfg);
   for (std::size_t i = 0; i < cfg.solves.size(); ++i) check_solve(cfg, cfg.solves[i], i);
 }
 

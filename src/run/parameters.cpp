@@ -20,6 +20,11 @@ const ChoiceList<Precision>& precisions() {
   return c;
 }
 
+const ChoiceList<Sloppy>& sloppies() {
+  static const ChoiceList<Sloppy> c{{{"single", Sloppy::Single}, {"half", Sloppy::Half}}};
+  return c;
+}
+
 const ChoiceList<GaugeSource>& gauge_sources() {
   static const ChoiceList<GaugeSource> c{{{"unit", GaugeSource::Unit},
                                           {"random", GaugeSource::Random},
@@ -217,6 +222,7 @@ const std::vector<Param>& parameters() {
 }
 
 std::string choice_name(Precision v) { return precisions().name(v); }
+std::string choice_name(Sloppy v) { return sloppies().name(v); }
 std::string choice_name(GaugeSource v) { return gauge_sources().name(v); }
 std::string choice_name(SolveKind v) { return solve_kind_list().name(v); }
 std::string choice_name(NoiseKind v) { return noise_kinds().name(v); }

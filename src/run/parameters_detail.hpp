@@ -45,6 +45,7 @@ struct ChoiceList {
 };
 
 const ChoiceList<Precision>& precisions();
+const ChoiceList<Sloppy>& sloppies();
 const ChoiceList<GaugeSource>& gauge_sources();
 const ChoiceList<SolveKind>& solve_kind_list();
 const ChoiceList<NoiseKind>& noise_kinds();

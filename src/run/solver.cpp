@@ -1,5 +1,5 @@
-// solver.cpp: the solver of solver.hpp for the three precision pairs (outer, inner): (double, double),
-// (float, float) and (double, float), the inner operator being the outer one when the precisions agree.
+// solver.cpp: the solver of solver.hpp for the four precision pairs (outer, inner): (double, double),
+// (float, float), (double, float) and (double, Half), the inner operator being the outer one when the precisions agree.
 #include "src/run/solver.hpp"
 
 #include <algorithm>
@@ -20,7 +20,7 @@ void add_halo_stats(WilsonClover<R>& op, int rank, HaloStats& halo) {
   for (const auto& d : op.halo_stats()) {
     CommRow row;
     row.rank = rank;
-    row.precision_bits = 8 * static_cast<int>(sizeof(R));
+    row.precision_bits = std::is_same_v<R, Half> ? 16 : 8 * static_cast<int>(sizeof(R));
     row.direction = d.mu;
     row.transport = transport_name(d.transport);
     row.split_exterior = d.split_exterior;
@@ -122,8 +122,8 @@ TransportRequest transport_request(const CommConfig& c) {
 namespace {
 
 template <typename Gauge>
-std::unique_ptr<Solver> solver_of(Precision precision, Context& ctx, const Geometry& geom, const Gauge& gauge,
-                                  const DiracParams& params) {
+std::unique_ptr<Solver> solver_of(Precision precision, Sloppy sloppy, Context& ctx, const Geometry& geom,
+                                  const Gauge& gauge, const DiracParams& params) {
   switch (precision) {
     case Precision::Double:
       return std::make_unique<SolverOf<double, double>>(ctx, geom, gauge, params);
@@ -132,19 +132,20 @@ std::unique_ptr<Solver> solver_of(Precision precision, Context& ctx, const Geome
     case Precision::Mixed:
       break;
   }
+  if (sloppy == Sloppy::Half) return std::make_unique<SolverOf<double, Half>>(ctx, geom, gauge, params);
   return std::make_unique<SolverOf<double, float>>(ctx, geom, gauge, params);
 }
 
 }  // namespace
 
-std::unique_ptr<Solver> make_solver(Precision precision, Context& ctx, const Geometry& geom, const HostGauge& gauge,
-                                    const DiracParams& params) {
-  return solver_of(precision, ctx, geom, gauge, params);
+std::unique_ptr<Solver> make_solver(Precision precision, Sloppy sloppy, Context& ctx, const Geometry& geom,
+                                    const HostGauge& gauge, const DiracParams& params) {
+  return solver_of(precision, sloppy, ctx, geom, gauge, params);
 }
 
-std::unique_ptr<Solver> make_solver(Precision precision, Context& ctx, const Geometry& geom, const DeviceGauge& gauge,
-                                    const DiracParams& params) {
-  return solver_of(precision, ctx, geom, gauge, params);
+std::unique_ptr<Solver> make_solver(Precision precision, Sloppy sloppy, Context& ctx, const Geometry& geom,
+                                    const DeviceGauge& gauge, const DiracParams& params) {
+  return solver_of(precision, sloppy, ctx, geom, gauge, params);
 }
 
 }  // namespace emprism::run

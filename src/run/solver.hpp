@@ -43,10 +43,11 @@ class Solver {
 };
 
 // The solver of `precision` on this rank's block; its operators build their links and clover term on the device.
-std::unique_ptr<Solver> make_solver(Precision precision, Context& ctx, const Geometry& geom, const HostGauge& gauge,
-                                    const DiracParams& params);
+// sloppy: the fields of mixed precision's sloppy CG (ignored for the other precisions).
+std::unique_ptr<Solver> make_solver(Precision precision, Sloppy sloppy, Context& ctx, const Geometry& geom,
+                                    const HostGauge& gauge, const DiracParams& params);
 // The same from a field already on the device (no host copy of it; the same bits).
-std::unique_ptr<Solver> make_solver(Precision precision, Context& ctx, const Geometry& geom, const DeviceGauge& gauge,
-                                    const DiracParams& params);
+std::unique_ptr<Solver> make_solver(Precision precision, Sloppy sloppy, Context& ctx, const Geometry& geom,
+                                    const DeviceGauge& gauge, const DiracParams& params);
 
 }  // namespace emprism::run

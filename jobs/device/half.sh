@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# half.sh: the GPU checks and timings of half-precision sloppy fields (solver.sloppy = "half", issue 17 item 2) on one
+# H100/H200, for the lead.
+#
+#   bash jobs/device/half.sh          # from the repository root; results under $OUT (or ./half_out)
+#
+# What it does (about 4-5 minutes of device time on 16 cores; the build is half of it):
+#   1. Dependencies the image lacks (toml++, Random123) and the CUDA build for sm_90 (-j16) into build-device/
+#      (jobs/device/common.sh).
+#   2. ctest: GpuHalf.* (label gpu: device round trip within the fixed-point step, the half kernels against the fp32
+#      ones with links of 18 and 12 reals, mixed/half solves to 1e-10 on unit and random gauge), then the CPU suite's
+#      HalfStorage.*, HalfOperator.*, HalfSloppy.* and ReliableUpdates.* tests, which run on the GPU in this build.
+#   3. The unit-gauge problem of jobs/device/time_to_solution.sh (32^3x64, kappa 0.124, csw 1, antiperiodic t, one
+#      random source, seed 5, fp64 result to 1e-10), mixed precision with solver.sloppy = "single" and "half", links of
+#      18 and 12 reals, with the measured peak: the solve's CG seconds, iterations, reliable updates, true residual,
+#      and the kernel table's rows of the sloppy operator (half: eo_clover_half, oe_clover_half, eo_clover_dag_half,
+#      oe_clover_dag_half, blas_cg_update_half, blas_axpby_half; single: the same without _half, which also hold the
+#      few fp64 applications of the reliable updates): us per call, GB/s in the minimum bytes of its own format, % of
+#      the measured peak.
+#   4. Prints the table; leaves summary.txt and results.tar.gz in $OUT.
+# Exit status: 0 when the build, every test and the four runs passed (the timings are reported, not judged).
+# Optional: EMPRISM_DEVICE_SKIP_TESTS=1, and common.sh's EMPRISM_DEVICE_JOBS, EMPRISM_DEVICE_BUILD_DIR,
+# EMPRISM_DEVICE_BACKEND, EMPRISM_DEVICE_EXTENTS.
+set -uo pipefail
+EMPRISM_DEVICE_NAME=half
+# shellcheck source=jobs/device/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+# ---- 2. tests ----
+if [ "${EMPRISM_DEVICE_SKIP_TESTS:-0}" = 1 ]; then
+  say "tests: skipped (EMPRISM_DEVICE_SKIP_TESTS=1)"
+else
+  device_ctest gpu -L gpu -R '^GpuHalf\.' -j 4
+  device_ctest half -R '^(HalfStorage|HalfOperator|HalfSloppy|ReliableUpdates)\.' -j 4
+fi
+say "tests done ($(elapsed))"
+
+# ---- 3. the unit-gauge solves ----
+exe=$build/emprism-mpi
+run() {  # run NAME SLOPPY RECONSTRUCT: leaves NAME.log and NAME.rc in $work
+  cat > "$work/$1.toml" << EOF
+[lattice]
+extents = [$extents]
+[gauge]
+source = "unit"
+[dirac]
+kappa = 0.124
+csw = 1.0
+reconstruct = $3
+[solver]
+precision = "mixed"
+sloppy = "$2"
+tol = 1e-10
+max_iter = 5000
+[log]
+progress_every = 1000
+[metrics]
+peak = true
+[output]
+file = "$1.h5"
+overwrite = true
+fields = false
+[[solve]]
+name = "noise"
+type = "random"
+seed = 5
+EOF
+  (cd "$work" && OMP_NUM_THREADS=$jobs timeout 200 mpiexec -n 1 --bind-to none "$exe" "$1.toml" > "$1.log" 2>&1
+  echo $? > "$1.rc")
+  [ "$(cat "$work/$1.rc")" = 0 ] || status=1
+}
+run single18 single 18
+run half18 half 18
+run single12 single 12
+run half12 half 12
+say "runs done ($(elapsed))"
+
+# ---- 4. table ----
+row() {  # row NAME LABEL: seconds, iterations, reliable updates, true residual from the solve's log line
+  local line s it upd res
+  line=$(grep -m1 -E "solve 'noise': (converged|NOT converged)" "$work/$1.log")
+  s=$(echo "$line" | sed -n 's/.*, \([0-9.]*\) s$/\1/p')
+  it=$(echo "$line" | sed -n 's/.*converged in \([0-9]*\) iterations.*/\1/p')
+  upd=$(echo "$line" | sed -n 's/.*(\([0-9]*\) reliable updates).*/\1/p')
+  res=$(echo "$line" | sed -n 's/.*true residual \([0-9.e+-]*\).*/\1/p')
+  [ -n "$it" ] || line="exit $(cat "$work/$1.rc"): $(tail -1 "$work/$1.log")"
+  printf '%-22s %8s %6s %8s %10s  %s\n' "$2" "${s:--}" "${it:--}" "${upd:--}" "${res:--}" \
+    "$([ -n "$it" ] || echo "$line")" | tee -a "$summary"
+}
+say ""
+say "unit gauge, [$extents], kappa 0.124, csw 1, antiperiodic t, mixed precision, fp64 result to 1e-10"
+printf '%-22s %8s %6s %8s %10s\n' "sloppy, reconstruct" seconds iter updates true_res | tee -a "$summary"
+row single18 "single, 18"
+row half18 "half, 18"
+row single12 "single, 12"
+row half12 "half, 12"
+say ""
+say "kernel rows of the sloppy operator (the log's metrics table):"
+for n in single18 half18 single12 half12; do
+  grep -h -E "^\[.*\] (peak|(eo_clover|oe_clover|eo_clover_dag|oe_clover_dag|blas_cg_update|blas_axpby)(_half)?) " \
+    "$work/$n.log" | sed "s/^.*\] /  $n: /" | tee -a "$summary"
+done
+touch "$out/ctest_gpu.log" "$out/ctest_half.log"
+tar -czf "$out/results.tar.gz" -C "$out" work cmake.log build.log summary.txt ctest_gpu.log ctest_half.log 2> /dev/null
+rm -rf "$work"
+say "total $(elapsed); exit $status"
+exit $status

@@ -1,0 +1,97 @@
+// half.hpp: the "half" storage precision of the sloppy CG (solver.sloppy = "half"): 16-bit fixed point with a norm,
+// in the style of QUDA's half precision. A tag type Half names it wherever a precision R names a field type
+// (ParitySpinor<Half>, WilsonClover<Half>); the arithmetic is done in real_t<Half> = float.
+//   A chiral half of a spinor (spins 2b, 2b+1: 12 reals) is stored as 12 int16 q_k with one float norm
+//   m = max_k |v_k| (computed in fp32): v_k = q_k m / 32767. Every component keeps an absolute error of at most
+//   m / 65534 (+ fp32 rounding): 2^-16 of the half's largest component, independent of the scale of the field.
+//   24 int16 + 2 floats = 56 bytes per site against 96 in fp32. Why fixed point and not IEEE fp16 or bf16: the
+//   CG's residual and direction fall by many orders of magnitude between reliable updates (and fp16's exponent covers
+//   6e-8 .. 65504 only, so they would underflow without a global rescale), and one site holds components of very
+//   different size only through the spin-colour structure: with a norm per chiral half, 15 bits of the largest
+//   component are kept whatever the scale, against fp16's 11 and bf16's 8 bits of each component.
+//   A norm per chiral half (not per site): the epilogues of the hopping kernels store one chiral half at a time
+//   (kernels/wilson_clover.hpp), so each half is quantised on its own (and is a little more precise).
+//   Non-finite values: a half with a component that is NaN or infinite gets a NaN norm and loads as NaN, so the CG's
+//   checks of its sums see it.
+// Precision traits (PrecisionTraits<R>): real_t<R> the arithmetic type of a precision (R itself for float and
+// double), spinor_bytes the bytes of one stored site, epsilon the relative rounding of the storage, name for logs,
+// row_suffix for the metrics rows of its kernels,
+// solution_t<R> the precision of a sloppy CG's partial solution.
+// Who may call: kernels and host code alike.
+#pragma once
+
+#include <cfloat>
+#include <cstdint>
+#include <limits>
+
+#include "kernels/spinor.hpp"
+
+namespace emprism {
+
+struct Half {};
+
+template <typename R>
+struct PrecisionTraits {
+  using real = R;
+  using solution = R;
+  static constexpr double spinor_bytes = 24.0 * sizeof(R);
+  static constexpr double epsilon = sizeof(R) == 4 ? double(FLT_EPSILON) : double(DBL_EPSILON);
+  static constexpr const char* name = sizeof(R) == 4 ? "fp32" : "fp64";
+  static constexpr const char* row_suffix = "";  // of the metrics rows of its kernels
+};
+template <>
+struct PrecisionTraits<Half> {
+  using real = float;
+  using solution = float;
+  static constexpr double spinor_bytes = 24.0 * 2 + 2 * 4;  // 24 int16, a float norm per chiral half
+  static constexpr double epsilon = 1.0 / 32768;            // 2^-15: the step of the fixed point relative to the norm
+  static constexpr const char* name = "half";
+  static constexpr const char* row_suffix = "_half";  // the half operator's rows apart: "eo_clover_half"
+};
+template <typename R>
+using real_t = typename PrecisionTraits<R>::real;
+// The precision of the partial solution of a sloppy CG on fields of R: R, and fp32 for Half (summing the updates
+// alpha p into 16 bits would lose what the recursion gains between reliable updates).
+template <typename R>
+using solution_t = typename PrecisionTraits<R>::solution;
+
+// One chiral half in fixed point: component k = 3 * spin' + colour, re then im (24 bytes: 3 blocks of 8).
+struct ChiralHalf16 {
+  std::int16_t q[12];
+};
+
+constexpr float kHalfScale = 32767.0f;
+
+// The fixed-point form of h; norm receives m = max |component| (NaN when a component is not finite).
+EMPRISM_HD inline ChiralHalf16 quantize(const HalfSpinor<float>& h, float& norm) {
+  float m = 0;
+  bool finite = true;
+  EMPRISM_UNROLL
+  for (int k = 0; k < 6; ++k) {
+    const float re = h.h[k / 3].c[k % 3].re, im = h.h[k / 3].c[k % 3].im;
+    const float a = re < 0 ? -re : re, b = im < 0 ? -im : im;
+    finite = finite && a <= FLT_MAX && b <= FLT_MAX;  // false for NaN and infinity
+    m = a > m ? a : m;
+    m = b > m ? b : m;
+  }
+  const float inv = finite && m > 0 ? kHalfScale / m : 0.0f;
+  ChiralHalf16 out;
+  EMPRISM_UNROLL
+  for (int k = 0; k < 6; ++k) {
+    const float re = h.h[k / 3].c[k % 3].re * inv, im = h.h[k / 3].c[k % 3].im * inv;  // in [-32767, 32767]
+    out.q[2 * k] = static_cast<std::int16_t>(re + (re < 0 ? -0.5f : 0.5f));
+    out.q[2 * k + 1] = static_cast<std::int16_t>(im + (im < 0 ? -0.5f : 0.5f));
+  }
+  norm = finite ? m : std::numeric_limits<float>::quiet_NaN();
+  return out;
+}
+
+EMPRISM_HD inline HalfSpinor<float> dequantize(const ChiralHalf16& q, float norm) {
+  const float s = norm * (1.0f / kHalfScale);
+  HalfSpinor<float> h;
+  EMPRISM_UNROLL
+  for (int k = 0; k < 6; ++k) h.h[k / 3].c[k % 3] = {s * q.q[2 * k], s * q.q[2 * k + 1]};
+  return h;
+}
+
+}  // namespace emprism
