@@ -35,7 +35,7 @@ build_and_check() {
   shift 2
   local targets=()
   [ $# -eq 0 ] || targets=(--target "$@")
-  touch "$repo"/src/physics/dirac.cpp "$repo"/src/physics/blas.cpp "$repo"/src/physics/peak.cpp
+  touch "$repo"/src/physics/dirac_impl.hpp "$repo"/src/physics/blas.cpp "$repo"/src/physics/peak.cpp
   cmake --build "$dir" -j "$jobs" "${targets[@]}" > "$dir.log" 2>&1 || { tail -60 "$dir.log"; exit 1; }
   echo "check_gpu_builds: $(basename "$dir") build OK; per-kernel resources and register budgets:"
   python3 "$here/check_registers.py" "$kind" "$dir.log"
