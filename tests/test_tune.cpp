@@ -1,7 +1,7 @@
 // test_tune.cpp: the kernel autotuner (kernels/tune.hpp) and its cache file (io/tune_cache.hpp) on the CPU backend.
 // The Tuner is backend-independent: these tests give it three stand-in candidates whose "launches" are host calls
-// (the CPU backend's events time the host), count the candidate runs, and read back what it keeps. The launcher of the
-// CPU backend itself has one variant and never tunes (the last test). Each TEST checks one property.
+// (the CPU backend's events time the host), count the candidate runs, and read back what it keeps. The CPU backend's
+// own launcher: tests/cpu/test_tune_launch.cpp. Each TEST checks one property.
 // Who may call: the test runner.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -17,7 +17,6 @@
 
 #include "io/tune_cache.hpp"
 #include "kernels/blas.hpp"
-#include "kernels/launch.hpp"
 #include "kernels/metrics.hpp"
 #include "kernels/tune.hpp"
 
@@ -227,24 +226,6 @@ TEST(Tune, ConcurrentWritersLoseNoEntry) {
   EXPECT_EQ(t.entries.size(), static_cast<std::size_t>(kWriters * kRounds));
   for (const auto& entry : fs::directory_iterator(cache.dir))  // no temporary file left behind
     EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
-}
-
-// The CPU backend's launcher: one variant, so a tuned launch never times and computes what run_kernel computes.
-TEST(Tune, CpuBackendTunedLaunchTimesNothingAndComputesTheSameBits) {
-  Tuner tuner(TuneIdentity{"v", "host CPU"}, backend::launch_variants(), backend::default_variant());
-  ASSERT_EQ(tuner.candidates().size(), 1u);
-  MetricsRegistry metrics;
-  std::vector<double> a(1000), b(1000);
-  const auto f = [&](int i) { a[static_cast<std::size_t>(i)] = 0.5 * i + 1.0 / (i + 1); };
-  const auto g = [&](int i) { b[static_cast<std::size_t>(i)] = 0.5 * i + 1.0 / (i + 1); };
-  launch_tuned(metrics, &tuner, "f|fp64|r18|1000", LaunchCost{"f", 0, 0}, 1000, f);
-  run_kernel(1000, g);
-  EXPECT_EQ(a, b);
-  EXPECT_EQ(tuner.stats().candidates_timed, 0);
-  EXPECT_TRUE(tuner.entries().empty());
-  const auto rows = metrics.table();
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].variant, "host");
 }
 
 }  // namespace

@@ -1,0 +1,35 @@
+// test_tune_launch.cpp: the CPU backend's tuned launcher (kernels/launch.hpp's launch_tuned): one variant, so it never
+// times and computes what run_kernel computes. Compiled into emprism_tests only in CPU builds (its host lambdas are no
+// device code). Who may call: the test runner.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "kernels/backend/backend.hpp"
+#include "kernels/launch.hpp"
+#include "kernels/metrics.hpp"
+#include "kernels/tune.hpp"
+
+namespace emprism::test {
+namespace {
+
+// The CPU backend's launcher: one variant, so a tuned launch never times and computes what run_kernel computes.
+TEST(Tune, CpuBackendTunedLaunchTimesNothingAndComputesTheSameBits) {
+  Tuner tuner(TuneIdentity{"v", "host CPU"}, backend::launch_variants(), backend::default_variant());
+  ASSERT_EQ(tuner.candidates().size(), 1u);
+  MetricsRegistry metrics;
+  std::vector<double> a(1000), b(1000);
+  const auto f = [&](int i) { a[static_cast<std::size_t>(i)] = 0.5 * i + 1.0 / (i + 1); };
+  const auto g = [&](int i) { b[static_cast<std::size_t>(i)] = 0.5 * i + 1.0 / (i + 1); };
+  launch_tuned(metrics, &tuner, "f|fp64|r18|1000", LaunchCost{"f", 0, 0}, 1000, f);
+  run_kernel(1000, g);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(tuner.stats().candidates_timed, 0);
+  EXPECT_TRUE(tuner.entries().empty());
+  const auto rows = metrics.table();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].variant, "host");
+}
+
+}  // namespace
+}  // namespace emprism::test
