@@ -2,9 +2,14 @@
 // against the host path (src/physics/heatbath.hpp, the CPU reference): compound sweeps (heatbath, 4 overrelaxation
 // passes, reunitarisation) from a hot and a cold start, and an overrelaxation pass, on one rank. The same per-link
 // code runs on both; the GPU contracts multiply-adds and has its own log, exp, sin and cos (within 2 ulps of glibc's),
-// so the links agree to rounding: ~1e5 operations feed each link per sweep, each with a relative error ~1e-16, and
-// the map is not chaotic over one sweep, so 1e-12 absolute on the O(1) link entries (4500 ulps) and on the
-// plaquette. Skipped with a message without a GPU. Run by ctest -L gpu.
+// so the links agree to rounding, amplified by the conditioning of the update: each SU(2) step divides by the norm
+// |a| of the subgroup's staple projection. From the cold start (staples near 6, |a| = O(1)) that is ~1e5 operations
+// of relative error ~1e-16 per link: 1e-12 absolute on the O(1) link entries. From a hot start (Haar-random links)
+// the staples nearly cancel at some links, so |a| is small and the rounding is multiplied by its inverse: the bound
+// is set from measurement with margin, 1e-7 (max 5.8e-9 on an H100, 2026-11-24); an overrelaxation pass of a random
+// field (width 0.5): 1e-10 (max 2.2e-12 there). A wrong update or a wrong halo link moves a link by far more than
+// either. The plaquettes agree to 1e-12 in every case.
+// Skipped with a message without a GPU. Run by ctest -L gpu.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,7 +24,9 @@ namespace emprism::test {
 namespace {
 
 const Extents kLat{8, 6, 4, 10};
-constexpr double kTol = 1e-12;
+constexpr double kTol = 1e-12;    // cold start, and every plaquette
+constexpr double kHotTol = 1e-7;  // links after a sweep from a hot start
+constexpr double kOrTol = 1e-10;  // links after an overrelaxation pass of a random field
 
 // max over every link of the box (halo included) and entry of |a - b|.
 double max_diff(const HostGauge& a, const HostGauge& b) {
@@ -33,7 +40,7 @@ double max_diff(const HostGauge& a, const HostGauge& b) {
   return d;
 }
 
-void check_sweeps(HostGauge host, int sweeps) {
+void check_sweeps(HostGauge host, int sweeps, double link_tol) {
   const Geometry& geom = host.geometry();
   Communicator comm;
   MetricsRegistry metrics;
@@ -49,17 +56,17 @@ void check_sweeps(HostGauge host, int sweeps) {
     EXPECT_NEAR(dev.plaquette(comm), plaquette(host, &comm), kTol) << "sweep " << s;
   }
   dev.download(got);
-  EXPECT_LE(max_diff(got, host), kTol);
+  EXPECT_LE(max_diff(got, host), link_tol);
 }
 
 TEST(GpuHeatbath, CompoundSweepFromHotStartMatchesCpu) {
   if (no_gpu()) GTEST_SKIP() << "no GPU: this build uses the " << backend::name() << " backend or sees no device";
-  check_sweeps(make_random_gauge(Geometry::single_rank(kLat), 17, 1.0), 1);
+  check_sweeps(make_random_gauge(Geometry::single_rank(kLat), 17, 1.0), 1, kHotTol);
 }
 
 TEST(GpuHeatbath, CompoundSweepFromColdStartMatchesCpu) {
   if (no_gpu()) GTEST_SKIP() << "no GPU: this build uses the " << backend::name() << " backend or sees no device";
-  check_sweeps(make_unit_gauge(Geometry::single_rank(kLat)), 1);
+  check_sweeps(make_unit_gauge(Geometry::single_rank(kLat)), 1, kTol);
 }
 
 TEST(GpuHeatbath, OverrelaxationMatchesCpu) {
@@ -71,7 +78,7 @@ TEST(GpuHeatbath, OverrelaxationMatchesCpu) {
   overrelax_sweep(host, nullptr);
   dev.overrelax();
   dev.download(got);
-  EXPECT_LE(max_diff(got, host), kTol);
+  EXPECT_LE(max_diff(got, host), kOrTol);
 }
 
 }  // namespace
