@@ -78,7 +78,9 @@ EMPRISM_HD inline ChiralHalf16 quantize(const HalfSpinor<float>& h, float& norm)
   ChiralHalf16 out;
   EMPRISM_UNROLL
   for (int k = 0; k < 6; ++k) {
-    const float re = h.h[k / 3].c[k % 3].re * inv, im = h.h[k / 3].c[k % 3].im * inv;  // in [-32767, 32767]
+    // in [-32767, 32767]; 0 where the half is not finite (its NaN norm marks it; NaN * 0 must not reach the cast)
+    const float re = finite ? h.h[k / 3].c[k % 3].re * inv : 0.0f;
+    const float im = finite ? h.h[k / 3].c[k % 3].im * inv : 0.0f;
     out.q[2 * k] = static_cast<std::int16_t>(re + (re < 0 ? -0.5f : 0.5f));
     out.q[2 * k + 1] = static_cast<std::int16_t>(im + (im < 0 ? -0.5f : 0.5f));
   }
