@@ -13,6 +13,7 @@
 #include "operator_fixture.hpp"
 #include "src/physics/contraction_device.hpp"
 #include "src/physics/smearing_device.hpp"
+#include "src/physics/sources_device.hpp"
 
 namespace emprism::test {
 
@@ -103,6 +104,32 @@ inline bool point_source_matches(const Geometry& g, const std::array<int, 4>& si
   MetricsRegistry metrics;
   make_point_source_device(metrics, g, site, spin, colour, f);
   return spinor_to_natural(g, f) == host;
+}
+
+// A random (Gaussian or Z2) or plane-wave source built on the device vs make_source, relative to the largest value.
+inline double source_difference(const Geometry& g, const SourceParams& p, const std::array<double, 4>& theta) {
+  const std::vector<Cd> host = make_source(g, p, theta);
+  SpinorField<double> f(g);
+  MetricsRegistry metrics;
+  make_source_device(metrics, g, p, theta, f);
+  return max_rel_diff(spinor_to_natural(g, f), host);
+}
+
+inline SourceParams noise_source_params(NoiseKind noise, std::uint64_t seed) {
+  SourceParams p;
+  p.kind = SourceKind::Random;
+  p.noise = noise;
+  p.seed = seed;
+  return p;
+}
+
+// exp(i p.x) eta at momentum n with a spinor eta of distinct components.
+inline SourceParams plane_wave_params(const std::array<int, 4>& n) {
+  SourceParams p;
+  p.kind = SourceKind::PlaneWave;
+  p.momentum = n;
+  for (int k = 0; k < 12; ++k) p.spinor[static_cast<std::size_t>(k)] = {0.1 * (k + 1), -0.05 * k};
+  return p;
 }
 
 }  // namespace emprism::test

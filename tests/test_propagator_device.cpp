@@ -50,6 +50,23 @@ TEST(PropagatorDevice, PointSourceMatchesMakeSource) {
   EXPECT_TRUE(point_source_matches(block, {1, 2, 3, 6}, 1, 1));
 }
 
+// The solve task's sources (kernels/source_fill.hpp): the same draws and operations as make_source, so on the CPU
+// backend the same bits, on a whole lattice and on a block of a larger one (global coordinates, no decomposition).
+TEST(PropagatorDevice, NoiseSourcesMatchMakeSource) {
+  const Geometry block({4, 4, 6, 8}, {4, 4, 6, 4}, {0, 0, 0, 4});
+  for (const Geometry& g : {Geometry::single_rank({4, 4, 6, 8}), block}) {
+    EXPECT_EQ(source_difference(g, noise_source_params(NoiseKind::Gaussian, 7), {0, 0, 0, 0}), 0.0);
+    EXPECT_EQ(source_difference(g, noise_source_params(NoiseKind::Z2, 1ull << 40), {0, 0, 0, 0}), 0.0);
+  }
+}
+
+TEST(PropagatorDevice, PlaneWaveSourceMatchesMakeSource) {
+  const Geometry block({4, 4, 6, 8}, {4, 4, 6, 4}, {0, 0, 0, 4});
+  const std::array<double, 4> theta{0.3, 0, -0.2, 3.14159265358979323846};
+  for (const Geometry& g : {Geometry::single_rank({4, 4, 6, 8}), block})
+    EXPECT_EQ(source_difference(g, plane_wave_params({1, -2, 0, 3}), theta), 0.0);
+}
+
 TEST(PropagatorDevice, SmearingMatchesHost) {
   const Geometry g = Geometry::single_rank({6, 4, 4, 6});
   HostGauge u = make_random_gauge(g, 17, 0.5);

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "src/physics/sources.hpp"
+#include "kernels/backend/runtime.hpp"
+#include "src/lattice/field_io.hpp"
+#include "src/physics/sources_device.hpp"
 #include "src/run/parameters.hpp"
 #include "src/run/progress.hpp"
 #include "src/run/schema.hpp"
@@ -34,24 +36,34 @@ SourceParams source_params(const SolveConfig& sc) {
 }
 
 // Test hook (tests only): EMPRISM_TEST_NAN_SOURCE=<solve name> puts a NaN into that solve's source on every rank
-// (the non-finite path of the solver, end to end; no valid input reaches it).
-void poison_for_test(const std::string& name, std::vector<std::complex<double>>& source) {
+// (the non-finite path of the solver, end to end; no valid input reaches it), through a host copy.
+void poison_for_test(const std::string& name, SpinorField<double>& source) {
   const char* v = std::getenv("EMPRISM_TEST_NAN_SOURCE");
-  if (v != nullptr && name == v && !source.empty()) source[0] = {std::nan(""), 0.0};
+  if (v == nullptr || name != v) return;
+  std::vector<Spinor<double>> sites = source.parity(0).download();
+  if (sites.empty()) return;
+  sites[0].s[0].c[0] = {std::nan(""), 0.0};
+  source.parity(0).upload(sites);
 }
 
 class SolveTask final : public Task {
  public:
   using Task::Task;
   double host_bytes(std::int64_t) const override { return 0; }
+  // The source and the solution in fp64 on the device (the host copies only when output.fields).
+  double device_bytes(std::int64_t local_volume) const override {
+    return 2.0 * static_cast<double>(local_volume) * sizeof(Spinor<double>);
+  }
   bool execute(TaskContext& ctx) const override;
 };
 
 bool SolveTask::execute(TaskContext& ctx) const {
   const SolveConfig& sc = solve_;
   auto t = std::chrono::steady_clock::now();
-  std::vector<std::complex<double>> source = make_source(ctx.geom, source_params(sc), ctx.dirac.theta);
+  SpinorField<double> source(ctx.geom), solution(ctx.geom);
+  make_source_device(ctx.metrics, ctx.geom, source_params(sc), ctx.dirac.theta, source);
   poison_for_test(sc.name, source);
+  backend::synchronize();  // the source's time is not the solve's
   // The ranks start the CG together: a rank still building its source would otherwise show up in the others' first
   // global sum and in the solve's seconds (seen on 2 H200: the same policy timed 17 and 34 ms per iteration).
   ctx.comm.barrier();
@@ -64,13 +76,16 @@ bool SolveTask::execute(TaskContext& ctx) const {
   spdlog::info("solve '{}': {} source, tol {:.1e}, max_iter {}", sc.name, choice_name(sc.kind), cp.tol, cp.max_iter);
   SolveRecord rec;
   const bool fields = ctx.cfg.output.fields;
-  const CgResult r = ctx.solver.solve(source, cp, fields ? &rec.solution : nullptr);
+  const CgResult r = ctx.solver.solve_device(source, cp, solution);
   add_time(ctx, &PhaseTimes::solves, t);
   rec.name = sc.name;
   rec.source_kind = choice_name(sc.kind);
   rec.single_precision = ctx.cfg.solver.precision == Precision::Single;
   rec.write_fields = fields;
-  if (fields) rec.source = source;
+  if (fields) {
+    rec.solution = spinor_to_natural(ctx.geom, solution);
+    rec.source = spinor_to_natural(ctx.geom, source);
+  }
   rec.residual_history = r.history;
   rec.iterations = r.iterations;
   rec.true_residual = r.true_residual;

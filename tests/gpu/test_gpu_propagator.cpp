@@ -1,6 +1,6 @@
 // test_gpu_propagator.cpp: GPU tests (ctest label "gpu") of the propagator task's device kernels against the host code
 // (tests/propagator_device_checks.hpp): the meson contractions (kernels/meson_contract.hpp), the Wuppertal/Jacobi
-// smearing (kernels/quark_smearing.hpp), the APE/stout link smearing (kernels/link_smearing.hpp) and the point source,
+// smearing (kernels/quark_smearing.hpp), the APE/stout link smearing (kernels/link_smearing.hpp) and the sources,
 // on lattices of a few thousand sites. The GPU contracts multiply-adds, so the bound is rounding: 256 ulps of double
 // relative to the largest host value (1e-12 where links are smeared: derived at LinkSmearingMatchesHost). Skipped with
 // a message without a GPU. Run by ctest -L gpu.
@@ -71,6 +71,15 @@ TEST(GpuPropagator, LinkSmearingMatchesHost) {
   d = link_smearing_difference(u, 1, p);
   EXPECT_LE(d.links, kLinkTol);
   EXPECT_LE(d.plaquette, kLinkTol);
+}
+
+// Box-Muller's log, sqrt, sin and cos and the plane wave's phase: a few ulps each on the GPU, inside kTol.
+TEST(GpuPropagator, NoiseAndPlaneWaveSourcesMatchHost) {
+  if (no_gpu()) GTEST_SKIP() << "no GPU";
+  const Geometry g({8, 6, 4, 20}, {8, 6, 4, 10}, {0, 0, 0, 10});
+  EXPECT_LE(source_difference(g, noise_source_params(NoiseKind::Gaussian, 3), {0, 0, 0, 0}), kTol);
+  EXPECT_EQ(source_difference(g, noise_source_params(NoiseKind::Z2, 5), {0, 0, 0, 0}), 0.0);  // no arithmetic
+  EXPECT_LE(source_difference(g, plane_wave_params({1, 0, -1, 2}), {0.2, 0, 0, 3.14159265358979323846}), kTol);
 }
 
 TEST(GpuPropagator, PointSourceMatchesHost) {
