@@ -255,17 +255,23 @@ struct ExtLinks {
   }
 };
 
-// The working copy of the links (structure of arrays: coalesced on a GPU). Entry c = 3 row + column of U_mu at
-// stored site s is u[(mu * 9 + c) * sites + s]. The stored box is the local block with a one-site halo layer only in
-// the directions split over ranks (h[d] = 1); s = parity * sites / 2 + lex / 2, lex the site's lexicographic index
-// in the stored box (x fastest), parity that of its local coordinates (l[0] even: the two sites of lex / 2 differ).
-// at() and store() take x[d] in [-1, l[d]]: an unsplit direction wraps to the periodic image (no halo copy to
-// refresh), a split one reaches its halo layer. raw_index() does not wrap: the halo kernels address the layer itself.
+// The working copy of the links (blocked structure of arrays: coalesced on a GPU). Entry c = 3 row + column of U_mu
+// at stored site s is u[((s / 32 * 4 + mu) * 9 + c) * 32 + s % 32] (blocks of kSoaBlock = 32 sites: a warp's load of
+// one entry is 512 contiguous bytes, and the nine entries of a link sit at fixed offsets from the first; the
+// allocation is rounded up to whole blocks, padded_sites()). The stored box is the local block with a one-site halo
+// layer only in the directions split over ranks (h[d] = 1); s = parity * sites / 2 + lex / 2, lex the site's
+// lexicographic index in the stored box (x fastest), parity that of its local coordinates (l[0] even: the two sites of
+// lex / 2 differ). at() and store() take x[d] in [-1, l[d]]: an unsplit direction wraps to the periodic image (no halo
+// copy to refresh), a split one reaches its halo layer. raw_index() does not wrap: the halo kernels address the layer
+// itself.
+constexpr std::int64_t kSoaBlock = 32;  // sites per block of SoaLinks (a warp's loads: 512 contiguous bytes)
+
 struct SoaLinks {
   Complex<double>* u = nullptr;
   int l[4], h[4];
   std::int64_t sites = 0;
   EMPRISM_HD int local(int d) const { return l[d]; }
+  EMPRISM_HD std::int64_t padded_sites() const { return (sites + kSoaBlock - 1) / kSoaBlock * kSoaBlock; }
   EMPRISM_HD int stored(int d) const { return l[d] + 2 * h[d]; }
   EMPRISM_HD std::int64_t raw_index(const int x[4]) const {
     const std::int64_t lex =
@@ -279,15 +285,21 @@ struct SoaLinks {
       y[d] = h[d] != 0 || (x[d] >= 0 && x[d] < l[d]) ? x[d] : (x[d] < 0 ? x[d] + l[d] : x[d] - l[d]);
     return raw_index(y);
   }
+  // Entry 0 of U_mu at stored site s; entry c is kSoaBlock * c further.
+  EMPRISM_HD std::int64_t offset(std::int64_t s, int mu) const {
+    return ((s / kSoaBlock) * 36 + mu * 9) * kSoaBlock + s % kSoaBlock;
+  }
   EMPRISM_HD SU3<double> load_at(std::int64_t s, int mu) const {
     SU3<double> v;
-    const Complex<double>* p = u + static_cast<std::int64_t>(mu) * 9 * sites + s;
-    for (int c = 0; c < 9; ++c) v.e[c / 3][c % 3] = p[c * sites];
+    const Complex<double>* p = u + offset(s, mu);
+    EMPRISM_UNROLL
+    for (int c = 0; c < 9; ++c) v.e[c / 3][c % 3] = p[c * kSoaBlock];
     return v;
   }
   EMPRISM_HD void store_at(std::int64_t s, int mu, const SU3<double>& v) const {
-    Complex<double>* p = u + static_cast<std::int64_t>(mu) * 9 * sites + s;
-    for (int c = 0; c < 9; ++c) p[c * sites] = v.e[c / 3][c % 3];
+    Complex<double>* p = u + offset(s, mu);
+    EMPRISM_UNROLL
+    for (int c = 0; c < 9; ++c) p[c * kSoaBlock] = v.e[c / 3][c % 3];
   }
   EMPRISM_HD SU3<double> at(const int x[4], int mu) const { return load_at(index(x), mu); }
   EMPRISM_HD void store(const int x[4], int mu, const SU3<double>& v) const { store_at(index(x), mu, v); }

@@ -43,7 +43,7 @@ DeviceHeatbath::DeviceHeatbath(MetricsRegistry& metrics, const HostGauge& u, con
     any_split_ = any_split_ || split_[k] != 0;
     sites_ *= geom_.local()[k] + 2 * split_[k];
   }
-  u_ = Buffer<Complex<double>>(static_cast<std::size_t>(sites_) * 4 * 9);
+  u_ = Buffer<Complex<double>>(static_cast<std::size_t>(links().padded_sites()) * 4 * 9);
   const std::int64_t vol = geom_.local_volume();
   plaq_terms_ = Buffer<double>(static_cast<std::size_t>(vol));
   plaq_blocks_ = Buffer<double>(static_cast<std::size_t>((vol + kOrderedSumBlock - 1) / kOrderedSumBlock));
