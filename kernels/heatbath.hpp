@@ -1,19 +1,20 @@
 // heatbath.hpp: the per-link updates of the quenched heatbath (src/physics/heatbath.hpp states the action, the
 // (mu, parity) blocks and the RNG counters, which are normative) as host-and-device code: the host's OpenMP loops
 // (src/physics/heatbath.cpp) and the device's launches (src/physics/heatbath_device.cpp) call these functors, so
-// there is one implementation. The links live in the host field's extended layout (src/lattice/gauge.hpp: the local
-// block with its one-site halo, [box site][mu], x fastest), on the host or on the device alike.
+// there is one implementation. The update functors take the links through a view (at, store, local): on the host
+// ExtLinks, the host field's extended layout (src/lattice/gauge.hpp: the local block with its one-site halo,
+// [box site][mu], x fastest); on the device SoaLinks, a blocked structure of arrays, even-odd ordered, that wraps
+// the directions not split over ranks periodically (no halo copies) and keeps a halo layer only for split ones.
 //   HeatbathLinks     thread = cb of one parity: U_mu(x) <- Cabibbo-Marinari heatbath in the subgroups (0,1), (1,2),
 //                     (0,2), Kennedy-Pendleton draws (Haar draw + accept/reject below alpha = 1.5), at most 65535
 //                     attempts per subgroup (the link is left as it is in that subgroup if all are rejected)
 //   OverrelaxLinks    thread = cb of one parity: U_mu(x) <- microcanonical overrelaxation in the same subgroups
 //   ReunitariseLinks  thread = local lex: the four links of the site projected to SU(3) (gauge.hpp's projection)
-//   LinkHaloWrap      thread = box site: the halo copies of U_mu take their periodic images (no direction split)
-//   LinkSlabWrap      thread = site of the slab x[k] = 0 (and l[k] - 1): the halo slabs x[k] = l[k] (and -1) of U_mu
-//                     take the periodic image, as comm's fill_host_halo does for an unsplit direction
-//   LinkSlabPack      thread = slab site: U_mu on the slabs x[k] = 0 and l[k] - 1 into two face buffers, in the
-//                     order of fill_host_halo (lower directions fastest), and LinkSlabUnpack the received faces
-//                     into the halo slabs x[k] = l[k] and -1
+//   LinksToSoa        thread = site of the extended box: its links into SoaLinks (upload), LinksFromSoa back
+//                     (download: the halo copies of unsplit directions are the periodic images)
+//   SoaPlaquetteSites thread = local lex: the per-site plaquette term of the host's plaquette() on SoaLinks
+//   LinkSlabPack      thread = slab site of a split direction k: U_mu on the slabs x[k] = 0 and l[k] - 1 into two
+//                     face buffers, and LinkSlabUnpack the received faces into the halo layers x[k] = l[k] and -1
 // Work per updated link (the metrics rows of heatbath_device.cpp): the staple, 3 directions nu x 2 terms x 2 SU(3)
 // products (198 flops each) and 6 sums of 18 = 2484 flops; per subgroup the 2x2 block of U A (4 x 22 + 8), its norm
 // (~10), the SU(2) draw (~50, one accept/reject attempt counted), the SU(2) product (56) and its application to two
