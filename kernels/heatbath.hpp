@@ -1,19 +1,20 @@
 // heatbath.hpp: the per-link updates of the quenched heatbath (src/physics/heatbath.hpp states the action, the
 // (mu, parity) blocks and the RNG counters, which are normative) as host-and-device code: the host's OpenMP loops
 // (src/physics/heatbath.cpp) and the device's launches (src/physics/heatbath_device.cpp) call these functors, so
-// there is one implementation. The links live in the host field's extended layout (src/lattice/gauge.hpp: the local
-// block with its one-site halo, [box site][mu], x fastest), on the host or on the device alike.
+// there is one implementation. The update functors take the links through a view (at, store, local): on the host
+// ExtLinks, the host field's extended layout (src/lattice/gauge.hpp: the local block with its one-site halo,
+// [box site][mu], x fastest); on the device SoaLinks, a blocked structure of arrays, even-odd ordered, that wraps
+// the directions not split over ranks periodically (no halo copies) and keeps a halo layer only for split ones.
 //   HeatbathLinks     thread = cb of one parity: U_mu(x) <- Cabibbo-Marinari heatbath in the subgroups (0,1), (1,2),
 //                     (0,2), Kennedy-Pendleton draws (Haar draw + accept/reject below alpha = 1.5), at most 65535
 //                     attempts per subgroup (the link is left as it is in that subgroup if all are rejected)
 //   OverrelaxLinks    thread = cb of one parity: U_mu(x) <- microcanonical overrelaxation in the same subgroups
 //   ReunitariseLinks  thread = local lex: the four links of the site projected to SU(3) (gauge.hpp's projection)
-//   LinkHaloWrap      thread = box site: the halo copies of U_mu take their periodic images (no direction split)
-//   LinkSlabWrap      thread = site of the slab x[k] = 0 (and l[k] - 1): the halo slabs x[k] = l[k] (and -1) of U_mu
-//                     take the periodic image, as comm's fill_host_halo does for an unsplit direction
-//   LinkSlabPack      thread = slab site: U_mu on the slabs x[k] = 0 and l[k] - 1 into two face buffers, in the
-//                     order of fill_host_halo (lower directions fastest), and LinkSlabUnpack the received faces
-//                     into the halo slabs x[k] = l[k] and -1
+//   LinksToSoa        thread = site of the extended box: its links into SoaLinks (upload), LinksFromSoa back
+//                     (download: the halo copies of unsplit directions are the periodic images)
+//   SoaPlaquetteSites thread = local lex: the per-site plaquette term of the host's plaquette() on SoaLinks
+//   LinkSlabPack      thread = slab site of a split direction k: U_mu on the slabs x[k] = 0 and l[k] - 1 into two
+//                     face buffers, and LinkSlabUnpack the received faces into the halo layers x[k] = l[k] and -1
 // Work per updated link (the metrics rows of heatbath_device.cpp): the staple, 3 directions nu x 2 terms x 2 SU(3)
 // products (198 flops each) and 6 sums of 18 = 2484 flops; per subgroup the 2x2 block of U A (4 x 22 + 8), its norm
 // (~10), the SU(2) draw (~50, one accept/reject attempt counted), the SU(2) product (56) and its application to two
@@ -27,6 +28,7 @@
 #include <cstdint>
 
 #include "kernels/gauge_generate.hpp"
+#include "kernels/gauge_observables.hpp"
 #include "kernels/lattice_arg.hpp"
 #include "kernels/philox.hpp"
 #include "kernels/su3.hpp"
@@ -67,6 +69,23 @@ EMPRISM_HD inline M3 adj_mul(const M3& a, const M3& b) {
     for (int j = 0; j < 3; ++j)
       r.e[i][j] = conj_mul(a.e[0][i], b.e[0][j]) + conj_mul(a.e[1][i], b.e[1][j]) + conj_mul(a.e[2][i], b.e[2][j]);
   return r;
+}
+
+// sum += a * b^dag, entry by entry: each entry gets sum + (a * b^dag) as sum + mul_adj(a, b) would (the same bits),
+// without a second 3x3 temporary.
+EMPRISM_HD inline void add_mul_adj(M3& sum, const M3& a, const M3& b) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      sum.e[i][j] =
+          sum.e[i][j] + (a.e[i][0] * conj(b.e[j][0]) + a.e[i][1] * conj(b.e[j][1]) + a.e[i][2] * conj(b.e[j][2]));
+}
+
+// sum += a^dag * b, as sum + adj_mul(a, b).
+EMPRISM_HD inline void add_adj_mul(M3& sum, const M3& a, const M3& b) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      sum.e[i][j] = sum.e[i][j] +
+                    (conj_mul(a.e[0][i], b.e[0][j]) + conj_mul(a.e[1][i], b.e[1][j]) + conj_mul(a.e[2][i], b.e[2][j]));
 }
 
 // 2x2 complex matrix of the quaternion q: q0 + i q.sigma = [[q0 + i q3, q2 + i q1], [-q2 + i q1, q0 - i q3]].
@@ -136,10 +155,10 @@ EMPRISM_HD SU3<double> wilson_staple_of(const Links& u, const int x[4], int mu) 
       xpmn[d] = x[d] + m - n;
       xmn[d] = x[d] - n;
     }
-    // U_nu(x+mu) U_mu(x+nu)^dag U_nu(x)^dag
-    sum = sum + hb::mul_adj(hb::mul_adj(u.at(xp, nu), u.at(xn, mu)), u.at(x, nu));
+    // U_nu(x+mu) U_mu(x+nu)^dag U_nu(x)^dag, added to the sum as it is formed
+    hb::add_mul_adj(sum, hb::mul_adj(u.at(xp, nu), u.at(xn, mu)), u.at(x, nu));
     // U_nu(x+mu-nu)^dag U_mu(x-nu)^dag U_nu(x-nu) = (U_mu(x-nu) U_nu(x+mu-nu))^dag U_nu(x-nu)
-    sum = sum + hb::adj_mul(u.at(xmn, mu) * u.at(xpmn, nu), u.at(xmn, nu));
+    hb::add_adj_mul(sum, u.at(xmn, mu) * u.at(xpmn, nu), u.at(xmn, nu));
   }
   return sum;
 }
@@ -218,20 +237,81 @@ EMPRISM_HD inline SU3<double> overrelax_link(SU3<double> link, const SU3<double>
   return link;
 }
 
-// Writable links in the extended layout (e = local extents + 2).
+// The host field's extended layout (e = local extents + 2): the upload and download of the working copy.
 struct ExtLinks {
   SU3<double>* u = nullptr;
   int e[4];
   EMPRISM_HD std::int64_t site(const int x[4]) const {
     return (((static_cast<std::int64_t>(x[3]) + 1) * e[2] + x[2] + 1) * e[1] + x[1] + 1) * e[0] + x[0] + 1;
   }
+  EMPRISM_HD int local(int d) const { return e[d] - 2; }
   EMPRISM_HD SU3<double>& at(const int x[4], int mu) const { return u[site(x) * 4 + mu]; }
+  EMPRISM_HD void store(const int x[4], int mu, const SU3<double>& v) const { at(x, mu) = v; }
+  // Coordinates in [-1, l] of box site i (x fastest).
+  EMPRISM_HD void coords(int i, int x[4]) const {
+    for (int d = 0; d < 4; ++d) {
+      x[d] = i % e[d] - 1;
+      i /= e[d];
+    }
+  }
 };
 
-// What the update kernels share: the block (mu, parity), the links, the global lexicographic site of x.
+// The working copy of the links (blocked structure of arrays: coalesced on a GPU). Entry c = 3 row + column of U_mu
+// at stored site s is u[((s / 32 * 4 + mu) * 9 + c) * 32 + s % 32] (blocks of kSoaBlock = 32 sites: a warp's load of
+// one entry is 512 contiguous bytes, and the nine entries of a link sit at fixed offsets from the first; the
+// allocation is rounded up to whole blocks, padded_sites()). The stored box is the local block with a one-site halo
+// layer only in the directions split over ranks (h[d] = 1); s = parity * sites / 2 + lex / 2, lex the site's
+// lexicographic index in the stored box (x fastest), parity that of its local coordinates (l[0] even: the two sites of
+// lex / 2 differ). at() and store() take x[d] in [-1, l[d]]: an unsplit direction wraps to the periodic image (no halo
+// copy to refresh), a split one reaches its halo layer. raw_index() does not wrap: the halo kernels address the layer
+// itself.
+constexpr std::int64_t kSoaBlock = 32;  // sites per block of SoaLinks (a warp's loads: 512 contiguous bytes)
+
+struct SoaLinks {
+  Complex<double>* u = nullptr;
+  int l[4], h[4];
+  std::int64_t sites = 0;
+  EMPRISM_HD int local(int d) const { return l[d]; }
+  EMPRISM_HD std::int64_t padded_sites() const { return (sites + kSoaBlock - 1) / kSoaBlock * kSoaBlock; }
+  EMPRISM_HD int stored(int d) const { return l[d] + 2 * h[d]; }
+  EMPRISM_HD std::int64_t raw_index(const int x[4]) const {
+    const std::int64_t lex =
+        ((static_cast<std::int64_t>(x[3] + h[3]) * stored(2) + x[2] + h[2]) * stored(1) + x[1] + h[1]) * stored(0) +
+        x[0] + h[0];
+    return ((x[0] + x[1] + x[2] + x[3]) & 1) * (sites >> 1) + (lex >> 1);
+  }
+  EMPRISM_HD std::int64_t index(const int x[4]) const {
+    int y[4];
+    for (int d = 0; d < 4; ++d)
+      y[d] = h[d] != 0 || (x[d] >= 0 && x[d] < l[d]) ? x[d] : (x[d] < 0 ? x[d] + l[d] : x[d] - l[d]);
+    return raw_index(y);
+  }
+  // Entry 0 of U_mu at stored site s; entry c is kSoaBlock * c further.
+  EMPRISM_HD std::int64_t offset(std::int64_t s, int mu) const {
+    return ((s / kSoaBlock) * 36 + mu * 9) * kSoaBlock + s % kSoaBlock;
+  }
+  EMPRISM_HD SU3<double> load_at(std::int64_t s, int mu) const {
+    SU3<double> v;
+    const Complex<double>* p = u + offset(s, mu);
+    EMPRISM_UNROLL
+    for (int c = 0; c < 9; ++c) v.e[c / 3][c % 3] = p[c * kSoaBlock];
+    return v;
+  }
+  EMPRISM_HD void store_at(std::int64_t s, int mu, const SU3<double>& v) const {
+    Complex<double>* p = u + offset(s, mu);
+    EMPRISM_UNROLL
+    for (int c = 0; c < 9; ++c) p[c * kSoaBlock] = v.e[c / 3][c % 3];
+  }
+  EMPRISM_HD SU3<double> at(const int x[4], int mu) const { return load_at(index(x), mu); }
+  EMPRISM_HD void store(const int x[4], int mu, const SU3<double>& v) const { store_at(index(x), mu, v); }
+};
+
+// What the update kernels share: the block (mu, parity), the links (ExtLinks on the host, SoaLinks on the device:
+// at(x, mu), store(x, mu, v), local(d)), the global lexicographic site of x.
+template <typename Links>
 struct LinkBlockArg {
   LatticeArg lat;
-  ExtLinks u;
+  Links u;
   int mu, parity;
   EMPRISM_HD std::uint64_t global_site(const int x[4]) const {
     std::int64_t idx = 0;
@@ -240,8 +320,9 @@ struct LinkBlockArg {
   }
 };
 
+template <typename Links>
 struct HeatbathLinks {
-  LinkBlockArg b;
+  LinkBlockArg<Links> b;
   double beta;
   std::uint64_t seed;
   std::uint32_t stream;
@@ -249,84 +330,97 @@ struct HeatbathLinks {
     int x[4];
     b.lat.coords(cb, b.parity, x);
     const SU3<double> a = wilson_staple_of(b.u, x, b.mu);
-    SU3<double>& link = b.u.at(x, b.mu);
-    link = heatbath_link(link, a, b.mu, beta, seed, stream, b.global_site(x));
+    b.u.store(x, b.mu, heatbath_link(b.u.at(x, b.mu), a, b.mu, beta, seed, stream, b.global_site(x)));
   }
 };
 
+template <typename Links>
 struct OverrelaxLinks {
-  LinkBlockArg b;
+  LinkBlockArg<Links> b;
   EMPRISM_HD void operator()(int cb) const {
     int x[4];
     b.lat.coords(cb, b.parity, x);
     const SU3<double> a = wilson_staple_of(b.u, x, b.mu);
-    SU3<double>& link = b.u.at(x, b.mu);
-    link = overrelax_link(link, a);
+    b.u.store(x, b.mu, overrelax_link(b.u.at(x, b.mu), a));
   }
 };
 
+template <typename Links>
 struct ReunitariseLinks {
-  ExtLinks u;
+  Links u;
   EMPRISM_HD void operator()(int lex) const {
     int x[4], r = lex;
     for (int d = 0; d < 4; ++d) {
-      x[d] = r % (u.e[d] - 2);
-      r /= u.e[d] - 2;
+      x[d] = r % u.local(d);
+      r /= u.local(d);
     }
-    for (int mu = 0; mu < 4; ++mu) u.at(x, mu) = project_to_su3(u.at(x, mu));
+    for (int mu = 0; mu < 4; ++mu) u.store(x, mu, project_to_su3(u.at(x, mu)));
   }
 };
 
-struct LinkHaloWrap {
-  ExtLinks u;
-  int mu;
+// thread = site of the host field's extended box: its four links into the working copy where it has a place (the
+// local block, and the halo layer of a split direction).
+struct LinksToSoa {
+  ExtLinks ext;
+  SoaLinks soa;
   EMPRISM_HD void operator()(int i) const {
-    int x[4], y[4], r = i;
-    bool halo = false;
-    for (int d = 0; d < 4; ++d) {
-      const int l = u.e[d] - 2;
-      x[d] = r % u.e[d] - 1;
-      r /= u.e[d];
-      y[d] = x[d] < 0 ? x[d] + l : (x[d] >= l ? x[d] - l : x[d]);
-      halo = halo || y[d] != x[d];
-    }
-    if (halo) u.at(x, mu) = u.at(y, mu);
+    int x[4];
+    ext.coords(i, x);
+    for (int d = 0; d < 4; ++d)
+      if (soa.h[d] == 0 && (x[d] < 0 || x[d] >= soa.l[d])) return;
+    const std::int64_t s = soa.raw_index(x);
+    for (int mu = 0; mu < 4; ++mu) soa.store_at(s, mu, ext.at(x, mu));
   }
 };
 
-// The slab x[k] = const of fill_host_halo's pass k: x[d] in [-1, l[d]] for d < k (filled by the earlier passes),
-// [0, l[d]) for d > k; site i in that order, lowest d fastest.
+// thread = site of the host field's extended box: its four links from the working copy (an unsplit direction's halo
+// copies: the periodic images).
+struct LinksFromSoa {
+  SoaLinks soa;
+  ExtLinks ext;
+  EMPRISM_HD void operator()(int i) const {
+    int x[4];
+    ext.coords(i, x);
+    for (int mu = 0; mu < 4; ++mu) ext.at(x, mu) = soa.at(x, mu);
+  }
+};
+
+// thread = local natural site: the per-site plaquette term of the host's plaquette() (site_plaquettes).
+struct SoaPlaquetteSites {
+  SoaLinks u;
+  double* plaq;
+  EMPRISM_HD void operator()(int lex) const {
+    int x[4], r = lex;
+    for (int d = 0; d < 4; ++d) {
+      x[d] = r % u.l[d];
+      r /= u.l[d];
+    }
+    plaq[lex] = site_plaquettes(u, x);
+  }
+};
+
+// The slab x[k] = const of the halo refresh of a split direction k, in pass order k = 0..3: x[d] over the stored
+// extent for d < k (a split d's halo layer was filled by its earlier pass), [0, l[d]) for d > k; site i in that order,
+// lowest d fastest (the same on every rank: the packed faces match).
 struct LinkSlab {
-  ExtLinks u;
+  SoaLinks u;
   int mu, k;
-  EMPRISM_HD int extent(int d) const { return d < k ? u.e[d] : u.e[d] - 2; }
+  EMPRISM_HD int extent(int d) const { return d < k ? u.stored(d) : u.l[d]; }
   EMPRISM_HD int sites() const {
     int n = 1;
     for (int d = 0; d < 4; ++d)
       if (d != k) n *= extent(d);
     return n;
   }
-  EMPRISM_HD void coords(int i, int xk, int x[4]) const {
+  EMPRISM_HD std::int64_t index(int i, int xk) const {
+    int x[4];
     for (int d = 0; d < 4; ++d) {
       if (d == k) continue;
-      x[d] = i % extent(d) - (d < k ? 1 : 0);
+      x[d] = i % extent(d) - (d < k ? u.h[d] : 0);
       i /= extent(d);
     }
     x[k] = xk;
-  }
-  EMPRISM_HD SU3<double>& at(int i, int xk) const {
-    int x[4];
-    coords(i, xk, x);
-    return u.at(x, mu);
-  }
-};
-
-struct LinkSlabWrap {
-  LinkSlab s;
-  EMPRISM_HD void operator()(int i) const {
-    const int l = s.u.e[s.k] - 2;
-    s.at(i, l) = s.at(i, 0);
-    s.at(i, -1) = s.at(i, l - 1);
+    return u.raw_index(x);
   }
 };
 
@@ -334,17 +428,17 @@ struct LinkSlabPack {
   LinkSlab s;
   SU3<double>*low, *high;  // the faces x[k] = 0 (to the backward neighbour) and l - 1 (to the forward one)
   EMPRISM_HD void operator()(int i) const {
-    low[i] = s.at(i, 0);
-    high[i] = s.at(i, s.u.e[s.k] - 3);
+    low[i] = s.u.load_at(s.index(i, 0), s.mu);
+    high[i] = s.u.load_at(s.index(i, s.u.l[s.k] - 1), s.mu);
   }
 };
 
 struct LinkSlabUnpack {
   LinkSlab s;
-  const SU3<double>*from_fwd, *from_bwd;  // into the halo slabs x[k] = l and -1
+  const SU3<double>*from_fwd, *from_bwd;  // into the halo layers x[k] = l and -1
   EMPRISM_HD void operator()(int i) const {
-    s.at(i, s.u.e[s.k] - 2) = from_fwd[i];
-    s.at(i, -1) = from_bwd[i];
+    s.u.store_at(s.index(i, s.u.l[s.k]), s.mu, from_fwd[i]);
+    s.u.store_at(s.index(i, -1), s.mu, from_bwd[i]);
   }
 };
 

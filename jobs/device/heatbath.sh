@@ -16,8 +16,11 @@
 #                  kernel rows heatbath_* (device time per sweep, all 11); target <= 50 ms.
 #      quickstart  jobs/examples/quickstart.toml as it is (8^3x16, 50 sweeps): its thermalisation time (50 x the
 #                  last s/sweep) and the set-up line.
+#      split_t     16^3x32, 3 compound sweeps, on 1 rank and on 2 ranks (procs [1, 1, 1, 2], both on the one GPU): the
+#                  2-rank run refreshes the t halo layers of the working copy through its pack/exchange/unpack kernels,
+#                  the 1-rank run wraps periodically; the printed plaquettes (12 digits) of every sweep must agree.
 #   4. Prints a table (also $OUT/summary.txt) and the heatbath_* kernel rows; results.tar.gz in $OUT.
-# Exit status: 0 when the build and every test passed (the timings are reported, not judged).
+# Exit status: 0 when the build, every test and the split_t comparison passed (the timings are reported, not judged).
 # Optional: EMPRISM_DEVICE_SKIP_TESTS=1, EMPRISM_DEVICE_JOBS, EMPRISM_DEVICE_BUILD_DIR, EMPRISM_DEVICE_BACKEND=CPU
 # (trying it without a GPU), EMPRISM_DEVICE_EXTENTS (default "32, 32, 32, 64"), EMPRISM_DEVICE_FORCE_DEBS=1.
 set -uo pipefail
@@ -72,8 +75,8 @@ spin = 0
 colour = 0
 EOF
 cp "$repo/jobs/examples/quickstart.toml" "$work/quickstart.toml"
-run() {  # run NAME: NAME.toml on one rank, not bound to a core; leaves NAME.log and NAME.rc
-  (cd "$work" && OMP_NUM_THREADS=$jobs timeout 300 mpiexec -n 1 --bind-to none "$exe" "$1.toml" > "$1.log" 2>&1
+run() {  # run NAME [RANKS]: NAME.toml on RANKS (default 1) ranks, not bound to a core; leaves NAME.log and NAME.rc
+  (cd "$work" && OMP_NUM_THREADS=$jobs timeout 300 mpiexec -n "${2:-1}" --bind-to none "$exe" "$1.toml" > "$1.log" 2>&1
   echo $? > "$1.rc")
 }
 per_sweep() {  # per_sweep NAME K: the cumulative "s/sweep" of the log's heatbath sweep K
@@ -81,6 +84,11 @@ per_sweep() {  # per_sweep NAME K: the cumulative "s/sweep" of the log's heatbat
 }
 run hb_32x64
 run quickstart
+sed -e 's/^extents = .*/extents = [16, 16, 16, 32]/' -e 's/^sweeps = .*/sweeps = 3/' -e 's/hb_32x64.h5/split.h5/' \
+  "$work/hb_32x64.toml" > "$work/split_1.toml"
+sed 's/^extents = .*/&\nprocs = [1, 1, 1, 2]/' "$work/split_1.toml" > "$work/split_2.toml"
+run split_1
+run split_2 2
 say "timings done ($(elapsed))"
 
 # ---- 4. table ----
@@ -100,6 +108,11 @@ q=$(per_sweep quickstart 50)
 qt=$(awk -v a="$q" 'BEGIN { if (a == "") print "-"; else printf "%.2f", 50 * a }')
 say "quickstart (exit $(cat "$work/quickstart.rc")): thermalisation 50 sweeps ${qt} s (${q:--} s/sweep)"
 grep -E "set-up: " "$work/quickstart.log" | sed 's/^.*\] /  /' | tee -a "$summary"
+p1=$(grep -o "heatbath sweep [0-9]* of [0-9]*: plaquette [0-9.]*" "$work/split_1.log" | tr '\n' ' ')
+p2=$(grep -o "heatbath sweep [0-9]* of [0-9]*: plaquette [0-9.]*" "$work/split_2.log" | tr '\n' ' ')
+if [ -n "$p1" ] && [ "$p1" = "$p2" ]; then verdict=agree; else verdict=DIFFER; status=1; fi
+say "split_t (exit $(cat "$work/split_1.rc"), $(cat "$work/split_2.rc")): 1 rank and 2 ranks (t split) $verdict:" \
+  "${p1:--} / ${p2:--}"
 touch "$out/ctest_heatbath.log"
 rm -f "$work"/*.h5
 tar -czf "$out/results.tar.gz" -C "$out" work cmake.log build.log summary.txt ctest_heatbath.log 2> /dev/null

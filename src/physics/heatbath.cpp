@@ -24,8 +24,8 @@ ExtLinks ext_links(HostGauge& u) {
   return v;
 }
 
-LinkBlockArg block_arg(HostGauge& u, int mu, int parity) {
-  return LinkBlockArg{u.geometry().arg(), ext_links(u), mu, parity};
+LinkBlockArg<ExtLinks> block_arg(HostGauge& u, int mu, int parity) {
+  return LinkBlockArg<ExtLinks>{u.geometry().arg(), ext_links(u), mu, parity};
 }
 
 // Runs the per-site functor f (thread = cb of the block's parity) over the block (OpenMP over the sites), then
@@ -46,12 +46,13 @@ void refresh_halo(HostGauge& u, const ProcessGrid* grid) {
 // One overrelaxation pass (the halo must be filled on entry).
 void overrelax_pass(HostGauge& u, const ProcessGrid* grid) {
   for (int mu = 0; mu < 4; ++mu)
-    for (int parity = 0; parity < 2; ++parity) update_block(u, mu, grid, OverrelaxLinks{block_arg(u, mu, parity)});
+    for (int parity = 0; parity < 2; ++parity)
+      update_block(u, mu, grid, OverrelaxLinks<ExtLinks>{block_arg(u, mu, parity)});
 }
 
 void reunitarise(HostGauge& u, const ProcessGrid* grid) {
   const std::int64_t vol = u.geometry().local_volume();
-  const ReunitariseLinks f{ext_links(u)};
+  const ReunitariseLinks<ExtLinks> f{ext_links(u)};
 #pragma omp parallel for schedule(static) if (vol >= 2 * kMinSitesForThreads)
   for (std::int64_t lex = 0; lex < vol; ++lex) f(static_cast<int>(lex));
   refresh_halo(u, grid);
@@ -76,7 +77,7 @@ void heatbath_sweep(HostGauge& u, const HeatbathParams& p, std::uint64_t sweep_i
   refresh_halo(u, grid);
   for (int mu = 0; mu < 4; ++mu)
     for (int parity = 0; parity < 2; ++parity)
-      update_block(u, mu, grid, HeatbathLinks{block_arg(u, mu, parity), p.beta, p.seed, stream});
+      update_block(u, mu, grid, HeatbathLinks<ExtLinks>{block_arg(u, mu, parity), p.beta, p.seed, stream});
   for (int k = 0; k < p.or_per_sweep; ++k) overrelax_pass(u, grid);
   reunitarise(u, grid);
 }

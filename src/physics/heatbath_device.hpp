@@ -1,16 +1,16 @@
 // heatbath_device.hpp: the quenched heatbath of src/physics/heatbath.hpp run on the device: the same conventions,
 // blocks, RNG counters and per-link code (kernels/heatbath.hpp's functors, one launch per (mu, parity) block over its
-// sites), on a double-precision copy of the field in the host field's extended layout (the local block with its
-// one-site halo). After each block the halo copies of U_mu are refreshed on the device: by the periodic wrap (one
-// launch) when no direction is split over ranks, else direction by direction as comm's fill_host_halo does (the
-// faces of U_mu packed on the device, swapped with the neighbours through a pinned host copy by exchange_faces,
-// unpacked; the periodic copy for unsplit directions). On the CPU backend fill_host_halo itself does it (LinkHaloPath).
+// sites), on a double-precision working copy in kernels/heatbath.hpp's SoaLinks layout (structure of arrays, even-odd
+// ordered: coalesced loads). A direction not split over ranks has no halo copies: the view wraps to the periodic
+// image, so on one rank no halo is refreshed at all. A split direction keeps a one-site halo layer, refreshed after
+// each block of U_mu on the device as comm's fill_host_halo does (direction by direction, k = 0..3: the faces of U_mu
+// packed on the device, swapped with the neighbours through a pinned host copy by exchange_faces, unpacked).
 // On the CPU backend the result has heatbath_sweep's bits; on a GPU it agrees to rounding (contracted multiply-adds).
 // The field does not depend on the process grid. Metrics rows: "heatbath_update" and "heatbath_overrelax" (each block;
-// flops and minimum bytes of kernels/heatbath.hpp), "heatbath_halo" (each refresh of one direction's halo),
-// "heatbath_reunitarise", "heatbath_plaquette" (the device's plaquette and its sums), "heatbath_upload" and
-// "heatbath_download". Who may call: the constructor and download are rank-local; sweep, overrelax and thermalise are
-// collective over the grid (halo exchange), plaquette over comm.
+// flops and minimum bytes of kernels/heatbath.hpp), "heatbath_halo" (each refresh of one direction's halo layers: only
+// with a split direction), "heatbath_reunitarise", "heatbath_plaquette" (the device's plaquette and its sums),
+// "heatbath_upload" and "heatbath_download" (with the change of layout). Who may call: the constructor and download
+// are rank-local; sweep, overrelax and thermalise are collective over the grid (halo exchange), plaquette over comm.
 #pragma once
 
 #include <cstdint>
@@ -26,9 +26,8 @@
 
 namespace emprism {
 
-// How the halo of U_mu is refreshed: Auto = the kernels on a GPU, the host's fill_host_halo on the CPU backend (its
-// device memory is host memory: the host path itself, without a parallel region per refresh); Kernels = the kernels
-// on any backend (tests of the kernels' exchange on CPU ranks).
+// Kept for the callers: both refresh a split direction's halo layers with the device kernels on every backend (the
+// working copy's layout is not the host field's, so comm's fill_host_halo no longer applies).
 enum class LinkHaloPath { Auto, Kernels };
 
 class DeviceHeatbath {
@@ -51,7 +50,8 @@ class DeviceHeatbath {
   void download(HostGauge& u) const;
 
  private:
-  ExtLinks links() const;
+  SoaLinks links() const;
+  ExtLinks ext_links(Buffer<SU3<double>>& ext) const;
   template <typename F>
   void update_block(const char* row, double flops_per_link, int mu, const F& f);
   void overrelax_pass();
@@ -62,9 +62,11 @@ class DeviceHeatbath {
   MetricsRegistry& metrics_;
   const Geometry& geom_;
   const ProcessGrid* grid_;
-  bool host_halo_;      // refresh through fill_host_halo (LinkHaloPath::Auto on the CPU backend)
-  bool split_ = false;  // some direction is split over ranks
-  Buffer<SU3<double>> u_;
+  int split_[4] = {0, 0, 0, 0};  // 1 where the direction is split over ranks (a halo layer to refresh)
+  bool any_split_ = false;
+  std::int64_t sites_ = 0;  // stored sites (the local block and the split directions' halo layers)
+  Buffer<Complex<double>> u_;
+  Buffer<double> plaq_terms_, plaq_blocks_;               // the plaquette's per-site terms and block sums
   Buffer<SU3<double>> low_, high_, from_fwd_, from_bwd_;  // device faces (split directions only)
   SU3<double>* stage_ = nullptr;                          // pinned host copies of the four faces
   std::size_t face_links_ = 0;                            // links per face buffer (the largest slab)
