@@ -3,7 +3,8 @@
 // field by small writers transcribed from the formats' specifications (openQCD's export_cnfg() and main/README.io;
 // MILC's io_lat4.c w_serial and io_lat.h), independently of the readers; the readers must give back the links
 // exactly (64-bit data) or their float roundings (32-bit), and refuse corrupted, truncated or mismatched files
-// with an InputError naming the file and the failed check.
+// with an InputError naming the file and the failed check. Both formats are also read straight to the device
+// (read_gauge_file's DeviceGauge form): the host reader's links, halo included, observables and errors.
 // Who may call: GoogleTest (emprism_tests).
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -15,14 +16,17 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "comm/communicator.hpp"
 #include "io/gauge/formats.hpp"
 #include "io/gauge/gauge_file.hpp"
+#include "kernels/backend/runtime.hpp"
 #include "kernels/errors.hpp"
 #include "src/lattice/gauge.hpp"
+#include "tests/support/gauge_compare.hpp"
 
 namespace emprism {
 namespace {
@@ -429,6 +433,54 @@ TEST_F(GaugeMilc, InspectAndDetection) {
   HostGauge u(geom_);
   EXPECT_EQ(io::read_gauge_file(milc_le, io::GaugeFormat::Auto, u, nullptr, comm_).precision_bits, 64);
   expect_identical(u, field_);
+}
+
+// ================================================================ read straight to the device
+
+// Both readers give the same links (the block and its halo), observables and checksum state, or the same error.
+void expect_device_read_as_host(const std::string& path, const Geometry& g, Communicator& comm) {
+  SCOPED_TRACE(path);
+  HostGauge want(g);
+  std::string want_err, got_err;
+  io::GaugeFileInfo wi, gi;
+  try {
+    wi = io::read_gauge_file(path, io::GaugeFormat::Auto, want, nullptr, comm);
+  } catch (const InputError& e) {
+    want_err = e.what();
+  }
+  std::optional<HostGauge> got;
+  try {
+    got.emplace(test::read_through_device(path, g, nullptr, comm, &gi));
+  } catch (const InputError& e) {
+    got_err = e.what();
+  }
+  EXPECT_EQ(got_err, want_err);
+  if (!got || !want_err.empty()) return;
+  const double tol = backend::device_is_host() ? 0.0 : 1e-13;
+  EXPECT_EQ(test::max_link_diff(*got, want), 0.0);
+  EXPECT_LE(std::fabs(gi.plaquette - wi.plaquette), tol);
+  EXPECT_LE(std::fabs(gi.link_trace - wi.link_trace), tol);
+  EXPECT_EQ(gi.checksum, wi.checksum);
+  EXPECT_EQ(gi.format, wi.format);
+}
+
+TEST_F(GaugeMilc, DeviceReadEqualsHostRead) {
+  for (const int bits : {64, 32})
+    for (const bool big : {false, true}) {
+      const std::string path = write("dev.milc", milc_bytes(field_, bits, big));
+      expect_device_read_as_host(path, geom_, comm_);
+      Bytes b = milc_bytes(field_, bits, big);
+      b[96 + 1000] ^= 0x01;  // the checksum error
+      expect_device_read_as_host(write("dev_corrupt.milc", b), geom_, comm_);
+      b.resize(b.size() - 8);  // truncated
+      expect_device_read_as_host(write("dev_short.milc", b), geom_, comm_);
+    }
+}
+
+TEST_F(GaugeOpenQcd, DeviceReadEqualsHostRead) {
+  const double p = plaquette(field_);
+  expect_device_read_as_host(write("dev.oqcd", openqcd_bytes(field_, 3.0 * p)), geom_, comm_);
+  expect_device_read_as_host(write("dev_plaq.oqcd", openqcd_bytes(field_, 3.0 * p + 1e-6)), geom_, comm_);
 }
 
 }  // namespace

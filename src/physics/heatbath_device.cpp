@@ -38,16 +38,36 @@ DeviceHeatbath::DeviceHeatbath(MetricsRegistry& metrics, const HostGauge& u, con
       geom_(u.geometry()),
       grid_(grid),
       host_halo_(halo == LinkHaloPath::Auto && backend::device_is_host()),
-      u_(u.storage().size()) {
+      u_(u.storage().size()),
+      observables_(u.geometry()) {
+  make_faces();
+  const auto t0 = std::chrono::steady_clock::now();
+  u_.copy_from_host(u.storage().data());
+  metrics_.record("heatbath_upload", seconds_since(t0), 0, static_cast<double>(u_.bytes()));
+}
+
+DeviceHeatbath::DeviceHeatbath(MetricsRegistry& metrics, DeviceGauge u, const ProcessGrid* grid, LinkHaloPath halo)
+    : metrics_(metrics),
+      geom_(u.geometry()),
+      grid_(grid),
+      host_halo_(halo == LinkHaloPath::Auto && backend::device_is_host()),
+      u_(std::move(u.buffer())),
+      observables_(u.geometry()) {
+  make_faces();
+}
+
+void DeviceHeatbath::make_faces() {
   for (int k = 0; k < 4; ++k) split_ = split_ || (grid_ && grid_->dims[k] > 1);
   if (split_ && !host_halo_) {
     for (int k = 0; k < 4; ++k) face_links_ = std::max<std::size_t>(face_links_, LinkSlab{links(), 0, k}.sites());
     for (Buffer<SU3<double>>* b : {&low_, &high_, &from_fwd_, &from_bwd_}) *b = Buffer<SU3<double>>(face_links_);
     stage_ = static_cast<SU3<double>*>(backend::host_alloc_pinned(4 * face_links_ * sizeof(SU3<double>)));
   }
-  const auto t0 = std::chrono::steady_clock::now();
-  u_.copy_from_host(u.storage().data());
-  metrics_.record("heatbath_upload", seconds_since(t0), 0, static_cast<double>(u_.bytes()));
+}
+
+DeviceGauge DeviceHeatbath::release() {
+  DeviceGauge out(geom_, std::move(u_));
+  return out;
 }
 
 DeviceHeatbath::~DeviceHeatbath() {
@@ -96,7 +116,7 @@ void DeviceHeatbath::overrelax() {
 }
 
 double DeviceHeatbath::plaquette(Communicator& comm) {
-  return device_gauge_observables(metrics_, geom_, u_.data(), &comm, "heatbath_plaquette").plaquette;
+  return observables_(metrics_, u_.data(), &comm, "heatbath_plaquette").plaquette;
 }
 
 void DeviceHeatbath::download(HostGauge& u) const {

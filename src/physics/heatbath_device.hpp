@@ -22,6 +22,7 @@
 #include "kernels/metrics.hpp"
 #include "src/lattice/fields.hpp"
 #include "src/lattice/gauge.hpp"
+#include "src/physics/gauge_device.hpp"
 #include "src/physics/heatbath.hpp"
 
 namespace emprism {
@@ -37,6 +38,9 @@ class DeviceHeatbath {
   // heatbath_sweep's (nullptr: one rank, periodic wrap); it must outlive this object, and so must metrics.
   DeviceHeatbath(MetricsRegistry& metrics, const HostGauge& u, const ProcessGrid* grid,
                  LinkHaloPath halo = LinkHaloPath::Auto);
+  // The same from a field already on the device (taken over: no copy).
+  DeviceHeatbath(MetricsRegistry& metrics, DeviceGauge u, const ProcessGrid* grid,
+                 LinkHaloPath halo = LinkHaloPath::Auto);
   ~DeviceHeatbath();
   DeviceHeatbath(const DeviceHeatbath&) = delete;
   DeviceHeatbath& operator=(const DeviceHeatbath&) = delete;
@@ -49,9 +53,13 @@ class DeviceHeatbath {
   double plaquette(Communicator& comm);
   // The device copy to u (every link of the box, halo included); u must have this object's geometry.
   void download(HostGauge& u) const;
+  // The device copy handed over as a DeviceGauge (halo filled after a sweep; no copy); nothing else may be called
+  // afterwards.
+  DeviceGauge release();
 
  private:
   ExtLinks links() const;
+  void make_faces();
   template <typename F>
   void update_block(const char* row, double flops_per_link, int mu, const F& f);
   void overrelax_pass();
@@ -68,6 +76,7 @@ class DeviceHeatbath {
   Buffer<SU3<double>> low_, high_, from_fwd_, from_bwd_;  // device faces (split directions only)
   SU3<double>* stage_ = nullptr;                          // pinned host copies of the four faces
   std::size_t face_links_ = 0;                            // links per face buffer (the largest slab)
+  DeviceGaugeObservables observables_;                    // the plaquette's buffers, kept between sweeps
 };
 
 // thermalise(u, p, sweeps, grid, comm, first_sweep) through DeviceHeatbath: u uploaded, the sweeps run on the
