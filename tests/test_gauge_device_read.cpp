@@ -54,7 +54,7 @@ void expect_same_read(const std::string& path, const Geometry& g) {
   HostGauge host(g);
   const GaugeFileInfo want = io::read_gauge_file(path, GaugeFormat::Auto, host, nullptr, comm);
   GaugeFileInfo got;
-  const HostGauge dev = test::read_through_device(path, g, nullptr, comm, &got);
+  const HostGauge dev = test::read_through_device(path, g, comm, &got);
   EXPECT_EQ(test::max_link_diff(dev, host), 0.0);
   EXPECT_LE(std::fabs(got.plaquette - want.plaquette), observable_tolerance());
   EXPECT_LE(std::fabs(got.link_trace - want.link_trace), observable_tolerance());
@@ -81,7 +81,7 @@ void expect_same_error(const std::string& path, const Geometry& g) {
   Communicator comm(MPI_COMM_WORLD);
   HostGauge host(g);
   const std::string want = error_of([&] { io::read_gauge_file(path, GaugeFormat::Auto, host, nullptr, comm); });
-  const std::string got = error_of([&] { test::read_through_device(path, g, nullptr, comm); });
+  const std::string got = error_of([&] { test::read_through_device(path, g, comm); });
   EXPECT_NE(want, "");
   EXPECT_EQ(got, want);
 }
@@ -148,7 +148,7 @@ TEST(GaugeDeviceRead, HostHoldsOneTimesliceNotTheBlock) {
   Scratch f("long.ildg");
   io::write_gauge_file(f.path, GaugeFormat::Ildg, make_random_gauge(g, 79, 1.0), nullptr, comm, 64);
   GaugeFileInfo info;
-  test::read_through_device(f.path, g, nullptr, comm, &info);
+  test::read_through_device(f.path, g, comm, &info);
   const double block = static_cast<double>(g.local_volume()) * 4 * sizeof(SU3<double>);
   EXPECT_GT(info.staging_bytes, 0u);
   EXPECT_LT(static_cast<double>(info.staging_bytes), block / 4);

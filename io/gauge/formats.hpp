@@ -48,6 +48,7 @@ void write_nersc(const std::string& path, const HostGauge& u, const ProcessGrid*
 bool looks_like_nersc(const std::string& path);
 
 GaugeFileInfo read_openqcd(const std::string& path, HostGauge& u, const ProcessGrid* grid, Communicator& comm);
+GaugeFileInfo read_openqcd(const std::string& path, DeviceGauge& u, MetricsRegistry& metrics, Communicator& comm);
 GaugeFileInfo inspect_openqcd(const std::string& path);
 GaugeFileInfo read_milc(const std::string& path, HostGauge& u, const ProcessGrid* grid, Communicator& comm);
 GaugeFileInfo read_milc(const std::string& path, DeviceGauge& u, MetricsRegistry& metrics, Communicator& comm);

@@ -76,7 +76,7 @@ GaugeFormat resolved_format(const std::string& path, GaugeFormat fmt, Communicat
 }  // namespace
 
 GaugeFileInfo read_gauge_file(const std::string& path, GaugeFormat fmt, DeviceGauge& u, MetricsRegistry& metrics,
-                              const ProcessGrid* grid, Communicator& comm) {
+                              Communicator& comm) {
   switch (resolved_format(path, fmt, comm)) {
     case GaugeFormat::Ildg:
       return read_lime(path, u, metrics, comm);
@@ -84,12 +84,8 @@ GaugeFileInfo read_gauge_file(const std::string& path, GaugeFormat fmt, DeviceGa
       return read_nersc(path, u, metrics, comm);
     case GaugeFormat::Milc:
       return read_milc(path, u, metrics, comm);
-    case GaugeFormat::OpenQcd: {
-      HostGauge host(u.geometry());
-      GaugeFileInfo info = read_openqcd(path, host, grid, comm);
-      u.buffer().copy_from_host(host.storage().data());
-      return info;
-    }
+    case GaugeFormat::OpenQcd:
+      return read_openqcd(path, u, metrics, comm);
     case GaugeFormat::Auto:
       break;
   }

@@ -53,11 +53,11 @@ GaugeFileInfo read_gauge_file(const std::string& path, GaugeFormat fmt, HostGaug
 // file too, so nothing is exchanged) into u, one timeslice of the halo box at a time (pinned staging, then
 // uploaded): the host holds one timeslice, never the block. The same checks (the SU(3) check, plaquette and link
 // trace on the device: metrics rows "setup_gauge_read", "setup_gauge_check", "setup_gauge_observables") and the same
-// errors; on the CPU backend the links and the plaquette have the host reader's bits. openQCD files (records of
-// pairs of sites, forward and backward links) are read on the host and uploaded (grid: its halo exchange).
+// errors; on the CPU backend the links and the plaquette have the host reader's bits. openQCD files: for each slice
+// the records (odd points) that hold its links, forward or backward. No process grid: nothing is exchanged.
 // Collective over comm.
 GaugeFileInfo read_gauge_file(const std::string& path, GaugeFormat fmt, DeviceGauge& u, MetricsRegistry& metrics,
-                              const ProcessGrid* grid, Communicator& comm);
+                              Communicator& comm);
 
 // Writes u (every rank its block) as ILDG (LIME with scidac-checksum) or NERSC (4D_SU3_GAUGE_3x3 with CHECKSUM,
 // PLAQUETTE, LINK_TRACE), big-endian, 32 or 64 bit. Collective; written to "<path>.tmp" and renamed over path

@@ -16,7 +16,10 @@
 #      the device-resident random field bit for bit against the one built from its host copy:
 #      CloverDevice.*FromDeviceField*; link smearing of the device-resident field: PropagatorDevice.LinkSmearing*),
 #      and Mpi.Smearing.* (1, 2 and 4 ranks on the one GPU: the device link and quark smearing with host-staged halos
-#      against the host's, within 1e-12).
+#      against the host's, within 1e-12). Gauge files read straight to the device: GpuSetup.GaugeFileReadToTheDevice*,
+#      GpuSetup.UnitGaugeAndSu3Check*, and in the CPU suite GaugeDeviceRead.*, GaugeMilc.DeviceRead*,
+#      GaugeOpenQcd.DeviceRead* (the links bit for bit against the host reader, the observables to 1e-13, the same
+#      errors) and Mpi.GaugeFile.* (the same on 1, 2 and 4 ranks, every process grid).
 #   4. Timings, each run once:
 #      one_solve  32^3x64, random gauge (width 0.3, seed 11), csw 1, one fp32 noise solve to 1e-5 (bench_32x64.toml
 #                 with metrics.peak = false): the program's "set-up:" line (each step; the plaquette and link trace
@@ -50,8 +53,8 @@ if [ "${EMPRISM_DEVICE_SKIP_TESTS:-0}" = 1 ]; then
 else
   device_ctest gpu -L gpu
   grep -E "Gpu(Setup|Propagator)\." "$out/ctest_gpu.log" | sed 's/^ *[0-9/]* *Test *#[0-9]*: /  /' | tee -a "$summary"
-  device_ctest cpu_suite -R '^(CloverDevice|GaugeDevice|PropagatorDevice|Dirac|Solver)\.' -j 8
-  device_ctest mpi_smearing -R '^Mpi\.Smearing\.'
+  device_ctest cpu_suite -R '^(CloverDevice|GaugeDevice|GaugeDeviceRead|GaugeMilc|GaugeOpenQcd|PropagatorDevice|Dirac|Solver)\.' -j 8
+  device_ctest mpi_smearing -R '^Mpi\.(Smearing|GaugeFile)\.'
 fi
 say "tests done ($(elapsed))"
 

@@ -120,14 +120,13 @@ HostGauge& RunGauge::host() {
 namespace {
 
 // gauge.source = "file" read straight to the device (io/gauge: the block with its halo, a timeslice at a time).
-DeviceGauge read_gauge_device(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
-                              MetricsRegistry& metrics, GaugeOrigin* origin,
-                              std::optional<GaugeObservables>* observed) {
+DeviceGauge read_gauge_device(const Config& cfg, const Geometry& geom, Communicator& comm, MetricsRegistry& metrics,
+                              GaugeOrigin* origin, std::optional<GaugeObservables>* observed) {
   const GaugeConfig& g = cfg.gauge;
   DeviceGauge u(geom);
   io::GaugeFileInfo info;
   try {
-    info = io::read_gauge_file(g.file, g.format, u, metrics, &grid, comm);
+    info = io::read_gauge_file(g.file, g.format, u, metrics, comm);
   } catch (const AgreedInputError& e) {  // "<file>: <reason>" on every rank alike: bad input, exit code 2
     throw AgreedInputError(std::string("gauge.file: ") + e.what());
   }
@@ -159,7 +158,7 @@ RunGauge make_run_gauge(const Config& cfg, const Geometry& geom, const ProcessGr
       return RunGauge(std::move(u), metrics);
     }
     case GaugeSource::File:
-      return RunGauge(read_gauge_device(cfg, geom, grid, comm, metrics, origin, observed), metrics);
+      return RunGauge(read_gauge_device(cfg, geom, comm, metrics, origin, observed), metrics);
     case GaugeSource::Heatbath: {  // from the unit field on the device, handed over where it ends (no download)
       DeviceHeatbath hb(metrics, make_unit_gauge_device(metrics, geom), &grid);
       run_sweeps(hb, cfg, g.sweeps, 0, comm);

@@ -116,12 +116,12 @@ std::string collective_error(F&& f, const std::string& label) {
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // path read straight to the device equals v, the host read of it (info): every link of the box, the observables.
-void check_device_read(const std::string& path, const HostGauge& v, const GaugeFileInfo& info, const ProcessGrid& grid,
-                       Communicator& comm, const std::string& at) {
+void check_device_read(const std::string& path, const HostGauge& v, const GaugeFileInfo& info, Communicator& comm,
+                       const std::string& at) {
   GaugeFileInfo di;
   std::optional<HostGauge> w;
   const std::string err = collective_error(
-      [&] { w.emplace(emprism::test::read_through_device(path, v.geometry(), &grid, comm, &di)); }, at + "device read");
+      [&] { w.emplace(emprism::test::read_through_device(path, v.geometry(), comm, &di)); }, at + "device read");
   check(err.empty(), at + "device read failed: " + err);
   if (!w) return;
   const double d = emprism::test::max_link_diff(*w, v), tol = emprism::backend::device_is_host() ? 0.0 : 1e-13;
@@ -132,10 +132,10 @@ void check_device_read(const std::string& path, const HostGauge& v, const GaugeF
 }
 
 // path refused by both readers with the same message (err: the host reader's).
-void check_device_error(const std::string& path, const Geometry& g, const ProcessGrid& grid, Communicator& comm,
-                        const std::string& err, const std::string& at) {
+void check_device_error(const std::string& path, const Geometry& g, Communicator& comm, const std::string& err,
+                        const std::string& at) {
   const std::string derr =
-      collective_error([&] { emprism::test::read_through_device(path, g, &grid, comm); }, at + " device read");
+      collective_error([&] { emprism::test::read_through_device(path, g, comm); }, at + " device read");
   check(derr == err, at + ": device read's error '" + derr + "' differs from '" + err + "'");
 }
 
@@ -180,7 +180,7 @@ void test_grid(const Extents& dims, const std::string& data_dir) {
     check(info.checksum == "ok", at + "checksum " + info.checksum);
     check(std::fabs(info.plaquette - plaq) <= (c.bits == 64 ? 1e-14 : 1e-6),
           at + "plaquette " + std::to_string(info.plaquette) + " vs " + std::to_string(plaq));
-    check_device_read(path, v, info, grid, comm, at);
+    check_device_read(path, v, info, comm, at);
     // The file read whole on rank 0 alone equals the single-rank field.
     if (g_rank == 0) {
       Communicator self(MPI_COMM_SELF);
@@ -218,7 +218,7 @@ void test_grid(const Extents& dims, const std::string& data_dir) {
         [&] { emprism::io::read_gauge_file(path, GaugeFormat::Nersc, v, &grid, comm); }, label + " bad link read");
     check(contains(err, path + ": link U_t at site (x, y, z, t) = (3, 3, 3, 7) is not in SU(3)"),
           label + " bad link: message '" + err + "'");
-    check_device_error(path, g, grid, comm, err, label + " bad link");
+    check_device_error(path, g, comm, err, label + " bad link");
     // A corrupted copy of it: the checksum error, the same on every rank.
     const std::string corrupt = g_dir + "/corrupt.nersc";
     if (g_rank == 0) {
@@ -231,7 +231,7 @@ void test_grid(const Extents& dims, const std::string& data_dir) {
     const std::string err2 = collective_error(
         [&] { emprism::io::read_gauge_file(corrupt, GaugeFormat::Auto, v, &grid, comm); }, label + " corrupt read");
     check(contains(err2, corrupt + ": CHECKSUM mismatch"), label + " corrupt: message '" + err2 + "'");
-    check_device_error(corrupt, g, grid, comm, err2, label + " corrupt");
+    check_device_error(corrupt, g, comm, err2, label + " corrupt");
     MPI_Barrier(MPI_COMM_WORLD);
     if (g_rank == 0) {
       std::remove(path.c_str());
@@ -255,7 +255,7 @@ void test_grid(const Extents& dims, const std::string& data_dir) {
           label + " pyquda plaquette " + std::to_string(info.plaquette) + " vs single rank " + std::to_string(single));
     check(std::fabs(info.plaquette - 0.99480413226670084) <= 1e-12, label + " pyquda plaquette value");
     check(std::fabs(emprism::plaquette(v, &comm) - info.plaquette) <= 1e-15, label + " pyquda halo");
-    if (err.empty()) check_device_read(path, v, info, grid, comm, label + " pyquda: ");
+    if (err.empty()) check_device_read(path, v, info, comm, label + " pyquda: ");
   }
   MPI_Comm_free(&grid.cart);
 }
@@ -272,7 +272,7 @@ void test_chroma(const Extents& dims, const std::string& data_dir) {
   const std::string err = collective_error(
       [&] { info = emprism::io::read_gauge_file(path, GaugeFormat::Auto, v, &grid, comm); }, label + "read");
   check(err.empty(), label + "read failed: " + err);
-  if (err.empty()) check_device_read(path, v, info, grid, comm, label);
+  if (err.empty()) check_device_read(path, v, info, comm, label);
   MPI_Comm_free(&grid.cart);
 }
 

@@ -30,13 +30,12 @@ inline double max_link_diff(const HostGauge& a, const HostGauge& b) {
 }
 
 // path read with read_gauge_file's DeviceGauge form into a field of geometry g, every link (halo included) copied
-// back; info (optional) receives what the read returned. Collective over comm (grid: nullptr on one rank).
-inline HostGauge read_through_device(const std::string& path, const Geometry& g, const ProcessGrid* grid,
-                                     Communicator& comm, io::GaugeFileInfo* info = nullptr,
-                                     io::GaugeFormat fmt = io::GaugeFormat::Auto) {
+// back; info (optional) receives what the read returned. Collective over comm.
+inline HostGauge read_through_device(const std::string& path, const Geometry& g, Communicator& comm,
+                                     io::GaugeFileInfo* info = nullptr, io::GaugeFormat fmt = io::GaugeFormat::Auto) {
   MetricsRegistry metrics;
   DeviceGauge dev(g);
-  const io::GaugeFileInfo got = io::read_gauge_file(path, fmt, dev, metrics, grid, comm);
+  const io::GaugeFileInfo got = io::read_gauge_file(path, fmt, dev, metrics, comm);
   if (info) *info = got;
   return download_gauge(metrics, dev);
 }
