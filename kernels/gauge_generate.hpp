@@ -3,6 +3,7 @@
 // U_mu(x) = H for width 1, else P((1 - w) 1 + w H), H Haar-random from 18 normals of the counter (seed, GaugeLinks,
 // global site, 8 mu + k). The halo sites are computed from their global coordinates (periodic wrap), which is what the
 // neighbouring rank holds there, so no exchange is needed and the field does not depend on the decomposition.
+// UnitGaugeExt: the unit field in the same layout, halo included.
 // Also the SU(3) projection the host uses (gauge.cpp calls these), so both run the same operations.
 // Who may call: src/physics/gauge_device.cpp and src/lattice/gauge.cpp.
 #pragma once
@@ -71,6 +72,15 @@ struct RandomGaugeExt {
     }
     for (int mu = 0; mu < 4; ++mu)
       u[static_cast<std::int64_t>(i) * 4 + mu] = random_link(seed, width, static_cast<std::uint64_t>(site), mu);
+  }
+};
+
+// Thread i = a site of the extended box: its four links set to the unit matrix (the unit field, halo included).
+struct UnitGaugeExt {
+  SU3<double>* u;
+  EMPRISM_HD void operator()(int i) const {
+    const SU3<double> one = identity_su3<double>();
+    for (int mu = 0; mu < 4; ++mu) u[static_cast<std::int64_t>(i) * 4 + mu] = one;
   }
 };
 

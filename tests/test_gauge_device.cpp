@@ -13,6 +13,7 @@
 #include "src/lattice/gauge.hpp"
 #include "src/lattice/rng.hpp"
 #include "src/physics/gauge_device.hpp"
+#include "tests/support/gauge_compare.hpp"
 
 namespace emprism {
 namespace {
@@ -49,18 +50,6 @@ TEST(GaugeDevice, UniformsAndGaussiansEqualHostRng) {
     }
 }
 
-// Largest |difference| of the stored links (halo included).
-double max_diff(const HostGauge& a, const HostGauge& b) {
-  double d = 0;
-  for (std::size_t i = 0; i < a.storage().size(); ++i)
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c) {
-        d = std::fmax(d, std::fabs(a.storage()[i].e[r][c].re - b.storage()[i].e[r][c].re));
-        d = std::fmax(d, std::fabs(a.storage()[i].e[r][c].im - b.storage()[i].e[r][c].im));
-      }
-  return d;
-}
-
 // Bits on the CPU backend; on a GPU a few ulps (log, sin, cos within 2 ulps, through the Gram-Schmidt projection).
 double generation_tolerance() { return backend::device_is_host() ? 0.0 : 64 * std::numeric_limits<double>::epsilon(); }
 
@@ -71,7 +60,7 @@ void check_random(double width) {
   HostGauge want = make_random_gauge(geom, 11, width);
   want.fill_halo();
   const HostGauge got = make_random_gauge_on_device(metrics, geom, 11, width);
-  EXPECT_LE(max_diff(got, want), generation_tolerance());
+  EXPECT_LE(test::max_link_diff(got, want), generation_tolerance());
 }
 
 TEST(GaugeDevice, RandomFieldEqualsHostWidthOne) { check_random(1.0); }

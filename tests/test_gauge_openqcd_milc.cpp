@@ -3,7 +3,8 @@
 // field by small writers transcribed from the formats' specifications (openQCD's export_cnfg() and main/README.io;
 // MILC's io_lat4.c w_serial and io_lat.h), independently of the readers; the readers must give back the links
 // exactly (64-bit data) or their float roundings (32-bit), and refuse corrupted, truncated or mismatched files
-// with an InputError naming the file and the failed check.
+// with an InputError naming the file and the failed check. Both formats are also read straight to the device
+// (read_gauge_file's DeviceGauge form): the host reader's links, halo included, observables and errors.
 // Who may call: GoogleTest (emprism_tests).
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -15,14 +16,17 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "comm/communicator.hpp"
 #include "io/gauge/formats.hpp"
 #include "io/gauge/gauge_file.hpp"
+#include "kernels/backend/runtime.hpp"
 #include "kernels/errors.hpp"
 #include "src/lattice/gauge.hpp"
+#include "tests/support/gauge_compare.hpp"
 
 namespace emprism {
 namespace {
@@ -429,6 +433,89 @@ TEST_F(GaugeMilc, InspectAndDetection) {
   HostGauge u(geom_);
   EXPECT_EQ(io::read_gauge_file(milc_le, io::GaugeFormat::Auto, u, nullptr, comm_).precision_bits, 64);
   expect_identical(u, field_);
+}
+
+// ================================================================ read straight to the device
+
+// Both readers give the same links (the block and its halo), observables and checksum state, or the same error.
+void expect_device_read_as_host(const std::string& path, const Geometry& g, Communicator& comm) {
+  SCOPED_TRACE(path);
+  HostGauge want(g);
+  std::string want_err, got_err;
+  io::GaugeFileInfo wi, gi;
+  try {
+    wi = io::read_gauge_file(path, io::GaugeFormat::Auto, want, nullptr, comm);
+  } catch (const InputError& e) {
+    want_err = e.what();
+  }
+  std::optional<HostGauge> got;
+  try {
+    got.emplace(test::read_through_device(path, g, comm, &gi));
+  } catch (const InputError& e) {
+    got_err = e.what();
+  }
+  EXPECT_EQ(got_err, want_err);
+  if (!got || !want_err.empty()) return;
+  const double tol = backend::device_is_host() ? 0.0 : 1e-13;
+  EXPECT_EQ(test::max_link_diff(*got, want), 0.0);
+  EXPECT_LE(std::fabs(gi.plaquette - wi.plaquette), tol);
+  EXPECT_LE(std::fabs(gi.link_trace - wi.link_trace), tol);
+  EXPECT_EQ(gi.checksum, wi.checksum);
+  EXPECT_EQ(gi.format, wi.format);
+}
+
+// A block of a split lattice (origin not 0; x, z and t split) read slice by slice to the device on this one rank
+// (detail::read_halo_slices, what the ILDG, NERSC and MILC readers use; the checksums, which need every rank's
+// block, left out) holds, halo included, the whole lattice's links at the same global sites (wrapped): each rank's
+// read, without exchange.
+TEST_F(GaugeMilc, DeviceReadOfABlockHoldsTheWholeLatticesLinks) {
+  const std::string path = write("block.milc", milc_bytes(field_, 64, true));
+  const Extents local{2, 2, 2, 4}, origin{2, 0, 4, 4};
+  const Geometry block(kExtents, local, origin, {true, false, true, true});
+  DeviceGauge dev(block);
+  {
+    io::detail::SliceStage stage(dev);
+    io::detail::read_halo_slices(path, 96, 4 * 18 * 8, block, comm_,
+                                 [&](int t, const io::detail::HaloSliceRecords& rec) {
+                                   io::detail::decode_slice(t, rec, stage, [](const unsigned char* p, int mu) {
+                                     return io::detail::decode_link(p + mu * 18 * 8, 3, 64, true);
+                                   });
+                                 });
+  }
+  MetricsRegistry metrics;
+  const HostGauge b = download_gauge(metrics, dev);
+  int x[4], y[4], bad = 0;
+  for (x[3] = -1; x[3] <= local[3]; ++x[3])
+    for (x[2] = -1; x[2] <= local[2]; ++x[2])
+      for (x[1] = -1; x[1] <= local[1]; ++x[1])
+        for (x[0] = -1; x[0] <= local[0]; ++x[0]) {
+          for (int k = 0; k < 4; ++k) y[k] = (origin[k] + x[k] + kExtents[k]) % kExtents[k];
+          for (int mu = 0; mu < 4; ++mu)
+            for (int r = 0; r < 3; ++r)
+              for (int c = 0; c < 3; ++c)
+                bad += b.at(x, mu).e[r][c].re != field_.at(y, mu).e[r][c].re ||
+                       b.at(x, mu).e[r][c].im != field_.at(y, mu).e[r][c].im;
+        }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST_F(GaugeMilc, DeviceReadEqualsHostRead) {
+  for (const int bits : {64, 32})
+    for (const bool big : {false, true}) {
+      const std::string path = write("dev.milc", milc_bytes(field_, bits, big));
+      expect_device_read_as_host(path, geom_, comm_);
+      Bytes b = milc_bytes(field_, bits, big);
+      b[96 + 1000] ^= 0x01;  // the checksum error
+      expect_device_read_as_host(write("dev_corrupt.milc", b), geom_, comm_);
+      b.resize(b.size() - 8);  // truncated
+      expect_device_read_as_host(write("dev_short.milc", b), geom_, comm_);
+    }
+}
+
+TEST_F(GaugeOpenQcd, DeviceReadEqualsHostRead) {
+  const double p = plaquette(field_);
+  expect_device_read_as_host(write("dev.oqcd", openqcd_bytes(field_, 3.0 * p)), geom_, comm_);
+  expect_device_read_as_host(write("dev_plaq.oqcd", openqcd_bytes(field_, 3.0 * p + 1e-6)), geom_, comm_);
 }
 
 }  // namespace

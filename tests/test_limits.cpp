@@ -53,7 +53,21 @@ TEST(Limits, MemoryNeedGrowsWithVolumeAndPrecision) {
   EXPECT_DOUBLE_EQ(large.device, 16 * small.device);
   EXPECT_GT(large.host, 15 * small.host);
   cfg.solver.precision = Precision::Mixed;
-  EXPECT_DOUBLE_EQ(memory_need(cfg, 1 << 12).device, 3 * small.device);
+  EXPECT_DOUBLE_EQ(memory_estimate(cfg, 1 << 12), 3 * memory_estimate(Config{}, 1 << 12));
+}
+
+// A gauge field read from a file (as every field without [generate]) lives on the device: the host's need holds no
+// copy of the links unless they are written or checked there.
+TEST(Limits, GaugeFileReadNeedsNoHostCopyOfTheLinks) {
+  Config cfg;
+  cfg.gauge.source = GaugeSource::File;
+  const MemoryNeed device = memory_need(cfg, 1 << 12);
+  cfg.output.write_gauge = true;
+  const MemoryNeed written = memory_need(cfg, 1 << 12);
+  const double links = 4 * 18 * 8 * double(1 << 12);  // the block's double links
+  EXPECT_GE(written.host - device.host, links);
+  EXPECT_DOUBLE_EQ(written.device, device.device);
+  EXPECT_GE(device.device - memory_estimate(cfg, 1 << 12), links);
 }
 
 TEST(Limits, GeneratePathsFollowTheSweeps) {

@@ -18,23 +18,29 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "io/gauge/gauge_file.hpp"
 #include "kernels/errors.hpp"
+#include "kernels/metrics.hpp"
+#include "src/lattice/fields.hpp"
 
 namespace emprism::io {
 
-// ---- per-format entry points (one file each: lime.cpp, nersc.cpp, openqcd.cpp, milc.cpp)
+// ---- per-format entry points (one file each: lime.cpp, nersc.cpp, openqcd.cpp, milc.cpp); the DeviceGauge forms
+// read the block with its halo straight to the device (read_halo_slices: no host copy of the block)
 GaugeFileInfo read_lime(const std::string& path, HostGauge& u, const ProcessGrid* grid, Communicator& comm);
+GaugeFileInfo read_lime(const std::string& path, DeviceGauge& u, MetricsRegistry& metrics, Communicator& comm);
 GaugeFileInfo inspect_lime(const std::string& path);
 void write_lime(const std::string& path, const HostGauge& u, const ProcessGrid* grid, Communicator& comm,
                 int precision_bits);
 bool looks_like_lime(const std::string& path);
 
 GaugeFileInfo read_nersc(const std::string& path, HostGauge& u, const ProcessGrid* grid, Communicator& comm);
+GaugeFileInfo read_nersc(const std::string& path, DeviceGauge& u, MetricsRegistry& metrics, Communicator& comm);
 GaugeFileInfo inspect_nersc(const std::string& path);
 // two_rows: DATATYPE 4D_SU3_GAUGE (rows 0 and 1 stored) instead of 4D_SU3_GAUGE_3x3.
 void write_nersc(const std::string& path, const HostGauge& u, const ProcessGrid* grid, Communicator& comm,
@@ -42,8 +48,10 @@ void write_nersc(const std::string& path, const HostGauge& u, const ProcessGrid*
 bool looks_like_nersc(const std::string& path);
 
 GaugeFileInfo read_openqcd(const std::string& path, HostGauge& u, const ProcessGrid* grid, Communicator& comm);
+GaugeFileInfo read_openqcd(const std::string& path, DeviceGauge& u, MetricsRegistry& metrics, Communicator& comm);
 GaugeFileInfo inspect_openqcd(const std::string& path);
 GaugeFileInfo read_milc(const std::string& path, HostGauge& u, const ProcessGrid* grid, Communicator& comm);
+GaugeFileInfo read_milc(const std::string& path, DeviceGauge& u, MetricsRegistry& metrics, Communicator& comm);
 GaugeFileInfo inspect_milc(const std::string& path);
 bool looks_like_openqcd(const std::string& path);  // used by detect_gauge_format
 bool looks_like_milc(const std::string& path);
@@ -127,6 +135,21 @@ struct BlockRow {
 std::vector<BlockRow> block_rows(const Geometry& g);
 // File size in bytes (throws InputError "<path>: cannot open ...").
 std::int64_t file_size(const std::string& path);
+std::string errno_text();  // strerror(errno)
+// Closes a POSIX file descriptor on scope exit.
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f) : fd(f) {}
+  ~Fd();
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+};
+// Runs of sites contiguous both in the file and in the local block (whole rows merge where x, then y, ... are not
+// split), at most about 64 MiB each: one pread/pwrite per run (read_site_block's and write_site_block_file's).
+struct Run {
+  std::int64_t global_site = 0, local_lex = 0, length = 0;
+};
+std::vector<Run> contiguous_runs(const Geometry& g, std::size_t site_bytes);
 // Reads this rank's site records (site_bytes each, the global lattice's records stored from data_offset on in
 // global lexicographic order) with pread, one run of contiguous rows at a time (rows merge where x, then y, ...
 // are not split; at most ~64 MiB per pread); returns them in local lexicographic order.
@@ -155,6 +178,14 @@ double printed_resolution(const std::string& text);
 void finish_read(const std::string& path, HostGauge& u, const ProcessGrid* grid, Communicator& comm,
                  GaugeFileInfo& info, const std::optional<HeaderValue>& header_plaquette = std::nullopt,
                  const std::optional<HeaderValue>& header_link_trace = std::nullopt);
+// The message of a link (local lexicographic site lex, direction mu) that is not in SU(3) (deviation dev).
+std::string non_su3_message(const std::string& path, const Geometry& g, std::int64_t lex, int mu, double dev,
+                            int precision_bits);
+// finish_read's last step: info.header_* set, the plaquette and link trace in info compared with the header values
+// where given; the agreed InputError on a mismatch. Collective.
+void compare_with_header(const std::string& path, Communicator& comm, GaugeFileInfo& info,
+                         const std::optional<HeaderValue>& header_plaquette,
+                         const std::optional<HeaderValue>& header_link_trace);
 // The plaquette of u computed on a copy whose halo is filled (u's own halo need not be current), for writers'
 // headers. Collective over comm (and grid).
 double plaquette_of(const HostGauge& u, const ProcessGrid* grid, Communicator& comm);
@@ -162,12 +193,76 @@ double plaquette_of(const HostGauge& u, const ProcessGrid* grid, Communicator& c
 std::string extents_mismatch(const std::string& path, const std::array<int, 4>& file,
                              const std::array<int, 4>& lattice);
 std::string extents_string(const std::array<int, 4>& e);  // "4x4x4x8"
+// ---- this rank's block with its one-site halo, read timeslice by timeslice to the device (device_read.cpp)
+// The records of halo-box timeslice t (local t = -1 .. l3; the sites -1 <= x[k] <= l[k], k < 3, x fastest, as in
+// Geometry::halo_box()): each the record of the site at global coordinates origin + x wrapped periodically, so the
+// halo holds what the neighbours hold and needs no exchange. Only one slice of records is in host memory at a time.
+class HaloSliceRecords {
+ public:
+  std::size_t sites() const { return global_.size(); }
+  const unsigned char* record(std::size_t i) const { return record_[i]; }
+  std::int64_t global_site(std::size_t i) const { return global_[i]; }  // global lexicographic index
+  bool interior(std::size_t i) const { return interior_[i] != 0; }      // a site of the block, not of the halo
+  std::size_t host_bytes() const { return raw_.size() + sites() * (sizeof(void*) + sizeof(std::int64_t) + 1); }
+
+ private:
+  friend class HaloSliceReader;
+  std::vector<unsigned char> raw_;
+  std::vector<const unsigned char*> record_;
+  std::vector<std::int64_t> global_;
+  std::vector<unsigned char> interior_;
+};
+// Reads fixed-size site records stored in global lexicographic order from data_offset on (ILDG, NERSC, MILC) slice
+// by slice: fn(t, records) for t = -1 .. l3 (fn must not call collectives). The errors of read_site_block (cannot
+// open, truncated, read error: the same messages), agreed on every rank. Returns the most host bytes held for the
+// records at once. Collective.
+std::size_t read_halo_slices(const std::string& path, std::int64_t data_offset, std::size_t site_bytes,
+                             const Geometry& g, Communicator& comm,
+                             const std::function<void(int, const HaloSliceRecords&)>& fn);
+// The decoded links of one halo-box timeslice (4 per site, mu = 0..3) on their way to u: pinned host staging,
+// uploaded by upload(t); on the CPU backend the slice of u itself (nothing copied).
+class SliceStage {
+ public:
+  explicit SliceStage(DeviceGauge& u);
+  ~SliceStage();
+  SliceStage(const SliceStage&) = delete;
+  SliceStage& operator=(const SliceStage&) = delete;
+  SU3<double>* links(int t);  // where slice t's links go
+  void upload(int t);         // slice t's links to u (after links(t) was filled)
+  std::size_t host_bytes() const { return stage_ ? bytes_ : 0; }
+
+ private:
+  DeviceGauge& u_;
+  std::size_t slice_links_ = 0, bytes_ = 0;
+  SU3<double>* stage_ = nullptr;
+};
+// Decodes every site of a slice into stage.links(t) (decode(record, mu) -> SU3<double>, in parallel) and uploads it.
+template <typename Decode>
+void decode_slice(int t, const HaloSliceRecords& rec, SliceStage& stage, Decode&& decode);
+// finish_read for a field read to the device: every link of the block in SU(3) (checked on the device: the message
+// of the host's check), the plaquette and link trace computed on the device (metrics rows "setup_gauge_check",
+// "setup_gauge_observables"), compared with the header values where given. u's halo was read with the block.
+// Collective; errors agreed.
+void finish_read_device(const std::string& path, DeviceGauge& u, MetricsRegistry& metrics, Communicator& comm,
+                        GaugeFileInfo& info, const std::optional<HeaderValue>& header_plaquette = std::nullopt,
+                        const std::optional<HeaderValue>& header_link_trace = std::nullopt);
+
 // Reads the file's extents for inspect_*: a single-rank geometry and a gauge of them, read with read(), on
 // MPI_COMM_SELF. read(path, u, grid, comm) is the format's reader.
 template <typename Read>
 GaugeFileInfo inspect_with(const std::string& path, const std::array<int, 4>& extents, Read&& read);
 
 // ---- template definitions
+
+template <typename Decode>
+void decode_slice(int t, const HaloSliceRecords& rec, SliceStage& stage, Decode&& decode) {
+  SU3<double>* out = stage.links(t);
+  const std::int64_t n = static_cast<std::int64_t>(rec.sites());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i)
+    for (int mu = 0; mu < 4; ++mu) out[i * 4 + mu] = decode(rec.record(static_cast<std::size_t>(i)), mu);
+  stage.upload(t);
+}
 
 template <typename Read>
 GaugeFileInfo inspect_with(const std::string& path, const std::array<int, 4>& extents, Read&& read) {

@@ -60,18 +60,41 @@ GaugeFormat detect_gauge_format(const std::string& path) {
   throw InputError(path + ": not a gauge file of a known format (ILDG/LIME, NERSC, openQCD, MILC)");
 }
 
+namespace {
+
+// fmt, or for Auto the format detected on rank 0 only (one open of the file, not one per rank), broadcast.
+GaugeFormat resolved_format(const std::string& path, GaugeFormat fmt, Communicator& comm) {
+  if (fmt != GaugeFormat::Auto) return fmt;
+  int code = 0;
+  collective_step(comm, path, [&] {
+    if (comm.rank() == 0) code = static_cast<int>(detect_gauge_format(path));
+  });
+  bcast_pod(comm, code);
+  return static_cast<GaugeFormat>(code);
+}
+
+}  // namespace
+
+GaugeFileInfo read_gauge_file(const std::string& path, GaugeFormat fmt, DeviceGauge& u, MetricsRegistry& metrics,
+                              Communicator& comm) {
+  switch (resolved_format(path, fmt, comm)) {
+    case GaugeFormat::Ildg:
+      return read_lime(path, u, metrics, comm);
+    case GaugeFormat::Nersc:
+      return read_nersc(path, u, metrics, comm);
+    case GaugeFormat::Milc:
+      return read_milc(path, u, metrics, comm);
+    case GaugeFormat::OpenQcd:
+      return read_openqcd(path, u, metrics, comm);
+    case GaugeFormat::Auto:
+      break;
+  }
+  throw InputError(path + ": no gauge format given");
+}
+
 GaugeFileInfo read_gauge_file(const std::string& path, GaugeFormat fmt, HostGauge& u, const ProcessGrid* grid,
                               Communicator& comm) {
-  if (fmt == GaugeFormat::Auto) {
-    // Detected on rank 0 only (one open of the file, not one per rank), then broadcast.
-    int code = 0;
-    collective_step(comm, path, [&] {
-      if (comm.rank() == 0) code = static_cast<int>(detect_gauge_format(path));
-    });
-    bcast_pod(comm, code);
-    fmt = static_cast<GaugeFormat>(code);
-  }
-  switch (fmt) {
+  switch (resolved_format(path, fmt, comm)) {
     case GaugeFormat::Ildg:
       return read_lime(path, u, grid, comm);
     case GaugeFormat::Nersc:
@@ -332,26 +355,11 @@ std::vector<BlockRow> block_rows(const Geometry& g) {
   return rows;
 }
 
-namespace {
-
 std::string errno_text() { return std::strerror(errno); }
 
-// Closes a POSIX file descriptor on scope exit.
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f) : fd(f) {}
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-};
-
-// Runs of sites contiguous both in the file and in the local block (whole rows merge where x, then y, ... are not
-// split), at most about 64 MiB each: one pread/pwrite per run.
-struct Run {
-  std::int64_t global_site = 0, local_lex = 0, length = 0;
-};
+Fd::~Fd() {
+  if (fd >= 0) ::close(fd);
+}
 
 std::vector<Run> contiguous_runs(const Geometry& g, std::size_t site_bytes) {
   const std::int64_t cap = std::max<std::int64_t>(1, (std::int64_t(64) << 20) / static_cast<std::int64_t>(site_bytes));
@@ -369,8 +377,6 @@ std::vector<Run> contiguous_runs(const Geometry& g, std::size_t site_bytes) {
   }
   return runs;
 }
-
-}  // namespace
 
 std::int64_t file_size(const std::string& path) {
   struct stat st;
@@ -524,36 +530,24 @@ std::string format_double(const char* fmt, double v) {
 
 }  // namespace
 
-void finish_read(const std::string& path, HostGauge& u, const ProcessGrid* grid, Communicator& comm,
-                 GaugeFileInfo& info, const std::optional<HeaderValue>& header_plaquette,
-                 const std::optional<HeaderValue>& header_link_trace) {
-  const Geometry& g = u.geometry();
-  const double tol = su3_tolerance(info.precision_bits);
-  // SU(3): the first bad link of the rank (in local lexicographic order, which is ascending global order within a
-  // rank's block); the lowest failing rank's report wins.
-  collective_step(comm, path, [&] {
-    for (std::int64_t lex = 0; lex < g.local_volume(); ++lex) {
-      int x[4];
-      g.local_coords(lex, x);
-      for (int mu = 0; mu < 4; ++mu) {
-        const double dev = unitarity_deviation(u.at(x, mu));
-        if (!(dev <= tol)) {
-          static const char* names[4] = {"x", "y", "z", "t"};
-          const Extents& o = g.origin();
-          throw InputError(path + ": link U_" + names[mu] + " at site (x, y, z, t) = (" + std::to_string(o[0] + x[0]) +
-                           ", " + std::to_string(o[1] + x[1]) + ", " + std::to_string(o[2] + x[2]) + ", " +
-                           std::to_string(o[3] + x[3]) + ") is not in SU(3): " +
-                           (std::isfinite(dev) ? "max(|U U^dag - 1|, |det U - 1|) = " + format_double("%.3g", dev) +
-                                                     " > " + format_double("%.0e", tol)
-                                               : std::string("it holds a value that is not finite (NaN or Inf)")) +
-                           " (" + std::to_string(info.precision_bits) + "-bit data)");
-        }
-      }
-    }
-  });
-  u.fill_halo(grid);
-  info.plaquette = plaquette(u, &comm);
-  info.link_trace = link_trace(u, &comm);
+std::string non_su3_message(const std::string& path, const Geometry& g, std::int64_t lex, int mu, double dev,
+                            int precision_bits) {
+  static const char* names[4] = {"x", "y", "z", "t"};
+  int x[4];
+  g.local_coords(lex, x);
+  const Extents& o = g.origin();
+  return path + ": link U_" + names[mu] + " at site (x, y, z, t) = (" + std::to_string(o[0] + x[0]) + ", " +
+         std::to_string(o[1] + x[1]) + ", " + std::to_string(o[2] + x[2]) + ", " + std::to_string(o[3] + x[3]) +
+         ") is not in SU(3): " +
+         (std::isfinite(dev) ? "max(|U U^dag - 1|, |det U - 1|) = " + format_double("%.3g", dev) + " > " +
+                                   format_double("%.0e", su3_tolerance(precision_bits))
+                             : std::string("it holds a value that is not finite (NaN or Inf)")) +
+         " (" + std::to_string(precision_bits) + "-bit data)";
+}
+
+void compare_with_header(const std::string& path, Communicator& comm, GaugeFileInfo& info,
+                         const std::optional<HeaderValue>& header_plaquette,
+                         const std::optional<HeaderValue>& header_link_trace) {
   const double base_tol = info.precision_bits == 32 ? 1e-5 : 1e-8;
   std::string message;
   auto compare = [&](const char* name, const std::optional<HeaderValue>& h, double computed) {
@@ -569,6 +563,29 @@ void finish_read(const std::string& path, HostGauge& u, const ProcessGrid* grid,
   compare("plaquette", header_plaquette, info.plaquette);
   compare("link trace", header_link_trace, info.link_trace);
   agree_on_error(comm, message);
+}
+
+void finish_read(const std::string& path, HostGauge& u, const ProcessGrid* grid, Communicator& comm,
+                 GaugeFileInfo& info, const std::optional<HeaderValue>& header_plaquette,
+                 const std::optional<HeaderValue>& header_link_trace) {
+  const Geometry& g = u.geometry();
+  const double tol = su3_tolerance(info.precision_bits);
+  // SU(3): the first bad link of the rank (in local lexicographic order, which is ascending global order within a
+  // rank's block); the lowest failing rank's report wins.
+  collective_step(comm, path, [&] {
+    for (std::int64_t lex = 0; lex < g.local_volume(); ++lex) {
+      int x[4];
+      g.local_coords(lex, x);
+      for (int mu = 0; mu < 4; ++mu) {
+        const double dev = unitarity_deviation(u.at(x, mu));
+        if (!(dev <= tol)) throw InputError(non_su3_message(path, g, lex, mu, dev, info.precision_bits));
+      }
+    }
+  });
+  u.fill_halo(grid);
+  info.plaquette = plaquette(u, &comm);
+  info.link_trace = link_trace(u, &comm);
+  compare_with_header(path, comm, info, header_plaquette, header_link_trace);
 }
 
 }  // namespace detail

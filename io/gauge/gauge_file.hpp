@@ -9,11 +9,14 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <optional>
 #include <string>
 
 #include "comm/communicator.hpp"
 #include "comm/process_grid.hpp"
+#include "kernels/metrics.hpp"
+#include "src/lattice/fields.hpp"
 #include "src/lattice/gauge.hpp"
 
 namespace emprism::io {
@@ -27,6 +30,7 @@ struct GaugeFileInfo {
   std::string checksum;                                       // "ok" or "none" (a mismatch throws instead)
   double plaquette = 0, link_trace = 0;                       // computed from the links read
   std::optional<double> header_plaquette, header_link_trace;  // as stated in the file, if it states them
+  std::size_t staging_bytes = 0;  // host bytes held for the links at once by a read to the device (records, links)
 };
 
 // "ildg", "nersc", "openqcd", "milc" or "auto", and back (nullopt for any other name; case-sensitive).
@@ -43,6 +47,16 @@ GaugeFormat detect_gauge_format(const std::string& path);
 // (|U U^dag - 1|, |det U - 1| below 1e-5 for 32-bit data, 1e-10 for 64-bit), then fills the halo
 // (u.fill_halo(grid)). Collective over comm; any failure: the same InputError "<path>: ..." on every rank.
 GaugeFileInfo read_gauge_file(const std::string& path, GaugeFormat fmt, HostGauge& u, const ProcessGrid* grid,
+                              Communicator& comm);
+
+// The same read straight to the device: this rank's block with its one-site halo (the halo sites read from the
+// file too, so nothing is exchanged) into u, one timeslice of the halo box at a time (pinned staging, then
+// uploaded): the host holds one timeslice, never the block. The same checks (the SU(3) check, plaquette and link
+// trace on the device: metrics rows "setup_gauge_read", "setup_gauge_check", "setup_gauge_observables") and the same
+// errors; on the CPU backend the links and the plaquette have the host reader's bits. openQCD files: for each slice
+// the records (odd points) that hold its links, forward or backward. No process grid: nothing is exchanged.
+// Collective over comm.
+GaugeFileInfo read_gauge_file(const std::string& path, GaugeFormat fmt, DeviceGauge& u, MetricsRegistry& metrics,
                               Communicator& comm);
 
 // Writes u (every rank its block) as ILDG (LIME with scidac-checksum) or NERSC (4D_SU3_GAUGE_3x3 with CHECKSUM,

@@ -16,6 +16,7 @@
 // the record headers and writes the records other than the binary data; every rank reads/writes its own rows.
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -326,6 +327,61 @@ GaugeFileInfo read_lime(const std::string& path, HostGauge& u, const ProcessGrid
     for (int mu = 0; mu < 4; ++mu) u.at(x, mu) = decode_link(site + mu * link_bytes, 3, L.precision, true);
   }
   finish_read(path, u, grid, comm, info);
+  return info;
+}
+
+GaugeFileInfo read_lime(const std::string& path, DeviceGauge& u, MetricsRegistry& metrics, Communicator& comm) {
+  LimeLayout L;
+  collective_step(comm, path, [&] {
+    if (comm.rank() == 0) L = parse_lime(path);
+  });
+  bcast_pod(comm, L);
+  const Geometry& g = u.geometry();
+  GaugeFileInfo info;
+  info.format = "ildg";
+  info.extents = to_array(L.extents);
+  info.precision_bits = L.precision;
+  agree_on_error(comm, extents_mismatch(path, info.extents, g.global()));
+
+  const std::size_t link_bytes = 18 * static_cast<std::size_t>(L.precision / 8), site_bytes = 4 * link_bytes;
+  const auto t0 = std::chrono::steady_clock::now();
+  ScidacChecksum local;
+  SliceStage stage(u);
+  const std::size_t held =
+      read_halo_slices(path, L.data_offset, site_bytes, g, comm, [&](int t, const HaloSliceRecords& rec) {
+        if (L.has_checksum) {
+          std::uint32_t a = 0, b = 0;
+          const std::int64_t n = static_cast<std::int64_t>(rec.sites());
+#pragma omp parallel for schedule(static) reduction(^ : a, b)
+          for (std::int64_t i = 0; i < n; ++i) {
+            if (!rec.interior(static_cast<std::size_t>(i))) continue;
+            ScidacChecksum one;
+            scidac_accumulate(one, rec.global_site(static_cast<std::size_t>(i)),
+                              rec.record(static_cast<std::size_t>(i)), site_bytes);
+            a ^= one.suma;
+            b ^= one.sumb;
+          }
+          local.suma ^= a;
+          local.sumb ^= b;
+        }
+        decode_slice(t, rec, stage, [&](const unsigned char* site, int mu) {
+          return decode_link(site + mu * link_bytes, 3, L.precision, true);
+        });
+      });
+  info.staging_bytes = held + stage.host_bytes();
+  metrics.record("setup_gauge_read", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0,
+                 static_cast<double>(g.local_volume()) * (site_bytes + 4 * sizeof(SU3<double>)));
+  if (L.has_checksum) {
+    const ScidacChecksum sum = scidac_allreduce(local, comm);
+    if (sum.suma != L.suma || sum.sumb != L.sumb)
+      agree_on_error(comm, path + ": scidac-checksum mismatch: the file states suma " + hex32(L.suma) + " sumb " +
+                               hex32(L.sumb) + ", the data give suma " + hex32(sum.suma) + " sumb " + hex32(sum.sumb) +
+                               " (file corrupted)");
+    info.checksum = "ok";
+  } else {
+    info.checksum = "none";
+  }
+  finish_read_device(path, u, metrics, comm, info);
   return info;
 }
 

@@ -27,6 +27,7 @@
 
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -137,24 +138,34 @@ Header read_header(const std::string& path, const std::array<int, 4>* global) {
   return hd;
 }
 
+// Adds the checksum terms of one site record p (global lexicographic site `site`) to sum29, sum31.
+void site_checksums(const unsigned char* p, std::int64_t site, std::int64_t site_bytes, bool big, std::uint32_t& sum29,
+                    std::uint32_t& sum31) {
+  const std::int64_t words_per_site = site_bytes / 4;
+  const std::int64_t w0 = site * words_per_site;  // index of the site's first word in the file's data
+  unsigned r29 = static_cast<unsigned>(w0 % 29), r31 = static_cast<unsigned>(w0 % 31);
+  for (std::int64_t k = 0; k < words_per_site; ++k) {
+    const std::uint32_t v = load_u32(p + 4 * k, big);
+    sum29 ^= detail::rotl32(v, r29);
+    sum31 ^= detail::rotl32(v, r31);
+    if (++r29 == 29) r29 = 0;
+    if (++r31 == 31) r31 = 0;
+  }
+}
+
 // Partial checksums of this rank's site records (given in local lexicographic order).
 void accumulate_checksums(const std::vector<unsigned char>& block, std::int64_t site_bytes, const Geometry& g, bool big,
                           std::uint32_t& sum29, std::uint32_t& sum31) {
-  const std::int64_t words_per_site = site_bytes / 4;
   for (std::int64_t lex = 0; lex < g.local_volume(); ++lex) {
     int x[4];
     g.local_coords(lex, x);
-    const std::int64_t w0 = g.global_lex(x) * words_per_site;  // index of the site's first word in the file's data
-    unsigned r29 = static_cast<unsigned>(w0 % 29), r31 = static_cast<unsigned>(w0 % 31);
-    const unsigned char* p = block.data() + lex * site_bytes;
-    for (std::int64_t k = 0; k < words_per_site; ++k) {
-      const std::uint32_t v = load_u32(p + 4 * k, big);
-      sum29 ^= detail::rotl32(v, r29);
-      sum31 ^= detail::rotl32(v, r31);
-      if (++r29 == 29) r29 = 0;
-      if (++r31 == 31) r31 = 0;
-    }
+    site_checksums(block.data() + lex * site_bytes, g.global_lex(x), site_bytes, big, sum29, sum31);
   }
+}
+
+std::string checksum_mismatch(const std::string& path, const Header& hd, const std::uint32_t* sums) {
+  return path + ": checksum mismatch: the header states sum29 = " + hex(hd.sum29) + ", sum31 = " + hex(hd.sum31) +
+         ", the data give sum29 = " + hex(sums[0]) + ", sum31 = " + hex(sums[1]);
 }
 
 }  // namespace
@@ -186,8 +197,7 @@ GaugeFileInfo read_milc(const std::string& path, HostGauge& u, const ProcessGrid
   accumulate_checksums(block, site_bytes, g, hd.big, sums[0], sums[1]);
   if (grid) reduce_xor(comm, sums, 2);
   if (sums[0] != hd.sum29 || sums[1] != hd.sum31)  // the same values on every rank
-    throw InputError(path + ": checksum mismatch: the header states sum29 = " + hex(hd.sum29) + ", sum31 = " +
-                     hex(hd.sum31) + ", the data give sum29 = " + hex(sums[0]) + ", sum31 = " + hex(sums[1]));
+    throw InputError(checksum_mismatch(path, hd, sums));
 
   const std::int64_t link_bytes = site_bytes / 4;
   for (std::int64_t lex = 0; lex < g.local_volume(); ++lex) {
@@ -207,9 +217,52 @@ GaugeFileInfo read_milc(const std::string& path, HostGauge& u, const ProcessGrid
   return info;
 }
 
+GaugeFileInfo read_milc(const std::string& path, DeviceGauge& u, MetricsRegistry& metrics, Communicator& comm) {
+  const Geometry& g = u.geometry();
+  Header hd;
+  detail::collective_step(comm, path, [&] { hd = read_header(path, &g.global()); });
+  const std::int64_t site_bytes = 4 * 18 * hd.precision_bits / 8, link_bytes = site_bytes / 4;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::uint32_t sums[2] = {0, 0};
+  detail::SliceStage stage(u);
+  const std::size_t held = detail::read_halo_slices(
+      path, kHeaderBytes, static_cast<std::size_t>(site_bytes), g, comm,
+      [&](int t, const detail::HaloSliceRecords& rec) {
+        std::uint32_t a = 0, b = 0;
+        const std::int64_t n = static_cast<std::int64_t>(rec.sites());
+#pragma omp parallel for schedule(static) reduction(^ : a, b)
+        for (std::int64_t i = 0; i < n; ++i)
+          if (rec.interior(static_cast<std::size_t>(i)))
+            site_checksums(rec.record(static_cast<std::size_t>(i)), rec.global_site(static_cast<std::size_t>(i)),
+                           site_bytes, hd.big, a, b);
+        sums[0] ^= a;
+        sums[1] ^= b;
+        detail::decode_slice(t, rec, stage, [&](const unsigned char* site, int mu) {
+          return detail::decode_link(site + mu * link_bytes, 3, hd.precision_bits, hd.big);
+        });
+      });
+  metrics.record("setup_gauge_read", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0,
+                 static_cast<double>(g.local_volume()) * (site_bytes + 4 * sizeof(SU3<double>)));
+  reduce_xor(comm, sums, 2);
+  if (sums[0] != hd.sum29 || sums[1] != hd.sum31)  // the same values on every rank
+    throw InputError(checksum_mismatch(path, hd, sums));
+
+  GaugeFileInfo info;
+  info.format = "milc";
+  info.extents = hd.dims;
+  info.precision_bits = hd.precision_bits;
+  info.checksum = "ok";
+  info.staging_bytes = held + stage.host_bytes();
+  detail::finish_read_device(path, u, metrics, comm, info);  // SU(3)-ness, plaquette, link trace
+  return info;
+}
+
 GaugeFileInfo inspect_milc(const std::string& path) {
   const Header hd = read_header(path, nullptr);
-  return detail::inspect_with(path, hd.dims, read_milc);
+  return detail::inspect_with(path, hd.dims,
+                              [](const std::string& p, HostGauge& u, const ProcessGrid* grid, Communicator& comm) {
+                                return read_milc(p, u, grid, comm);
+                              });
 }
 
 }  // namespace emprism::io

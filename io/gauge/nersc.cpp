@@ -11,6 +11,7 @@
 // Who may call: read_nersc and write_nersc are collective over comm (errors agreed by all ranks); rank 0 alone reads
 // and writes the header; every rank reads/writes its own rows.
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -225,6 +226,59 @@ GaugeFileInfo read_nersc(const std::string& path, HostGauge& u, const ProcessGri
   if (L.has_plaquette) hp = HeaderValue{L.plaquette, L.plaquette_res};
   if (L.has_link_trace) ht = HeaderValue{L.link_trace, L.link_trace_res};
   finish_read(path, u, grid, comm, info, hp, ht);
+  return info;
+}
+
+GaugeFileInfo read_nersc(const std::string& path, DeviceGauge& u, MetricsRegistry& metrics, Communicator& comm) {
+  NerscLayout L;
+  collective_step(comm, path, [&] {
+    if (comm.rank() == 0) L = parse_nersc(path);
+  });
+  bcast_pod(comm, L);
+  const Geometry& g = u.geometry();
+  GaugeFileInfo info;
+  info.format = "nersc";
+  info.extents = {L.extents[0], L.extents[1], L.extents[2], L.extents[3]};
+  info.precision_bits = L.precision;
+  agree_on_error(comm, extents_mismatch(path, info.extents, g.global()));
+
+  const std::size_t link_bytes = static_cast<std::size_t>(reals_per_link(L.rows) * (L.precision / 8));
+  const std::size_t site_bytes = 4 * link_bytes;
+  const bool big = L.big_endian != 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::uint32_t local = 0;
+  SliceStage stage(u);
+  const std::size_t held =
+      read_halo_slices(path, L.data_offset, site_bytes, g, comm, [&](int t, const HaloSliceRecords& rec) {
+        if (L.has_checksum) {
+          std::uint32_t sum = 0;  // wrapped sums: any order gives the same
+          const std::int64_t n = static_cast<std::int64_t>(rec.sites());
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+          for (std::int64_t i = 0; i < n; ++i)
+            if (rec.interior(static_cast<std::size_t>(i)))
+              sum += nersc_checksum_words(rec.record(static_cast<std::size_t>(i)), site_bytes, big);
+          local += sum;
+        }
+        decode_slice(t, rec, stage, [&](const unsigned char* site, int mu) {
+          return decode_link(site + mu * link_bytes, L.rows, L.precision, big);
+        });
+      });
+  info.staging_bytes = held + stage.host_bytes();
+  metrics.record("setup_gauge_read", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0,
+                 static_cast<double>(g.local_volume()) * (site_bytes + 4 * sizeof(SU3<double>)));
+  if (L.has_checksum) {
+    const std::uint32_t sum = nersc_checksum_allreduce(local, comm);
+    if (sum != L.checksum)
+      agree_on_error(comm, path + ": CHECKSUM mismatch: the header states " + hex32(L.checksum) + ", the data give " +
+                               hex32(sum) + " (file corrupted)");
+    info.checksum = "ok";
+  } else {
+    info.checksum = "none";
+  }
+  std::optional<HeaderValue> hp, ht;
+  if (L.has_plaquette) hp = HeaderValue{L.plaquette, L.plaquette_res};
+  if (L.has_link_trace) ht = HeaderValue{L.link_trace, L.link_trace_res};
+  finish_read_device(path, u, metrics, comm, info, hp, ht);
   return info;
 }
 

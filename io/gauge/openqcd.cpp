@@ -19,6 +19,9 @@
 // odd points of its four forward face slabs (x_mu = origin_mu + L_mu, the other coordinates in the block; none in
 // a direction that is not split), and keeps from every record read exactly the links whose lower end lies in its
 // block. No rank ever holds more than its block plus these faces.
+// Read to the device (read_openqcd's DeviceGauge form): slice by slice of the halo box, the records that hold the
+// slice's links (U_mu(y) is slot 2 oq of odd y's record, or slot 2 oq + 1 of the odd y + mu's), decoded into pinned
+// staging and uploaded; the host holds one slice of records.
 // Checks: extents against u's global extents, file size, every link in SU(3) (1e-10), header plaquette against
 // 3 x the computed one (|diff| <= 1e-10 max(1, |plaq|)). Every failure: InputError "<path>: <what>", thrown
 // identically on every rank (lowest failing rank's message).
@@ -30,6 +33,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -248,6 +252,73 @@ void read_block(const InFile& f, const Header& hd, HostGauge& u) {
   }
 }
 
+// The record (odd point k) and the link slot in it that hold our U_mu at global site y (ours: x, y, z, t): the
+// forward link of y when y is odd, else the backward link of the odd point y + mu.
+struct LinkSlot {
+  std::int64_t record = 0;
+  int slot = 0;
+};
+
+LinkSlot link_slot(const Header& hd, const std::array<int, 4>& L, const int y[4], int mu) {
+  int s[4] = {y[0], y[1], y[2], y[3]};
+  const bool odd = ((y[0] + y[1] + y[2] + y[3]) & 1) != 0;
+  if (!odd) s[mu] = (s[mu] + 1) % L[mu];
+  const std::int64_t ix = ((std::int64_t(s[3]) * hd.n[1] + s[0]) * hd.n[2] + s[1]) * hd.n[3] + s[2];
+  const int oq = mu == 3 ? 0 : mu + 1;
+  return {ix / 2, 2 * oq + (odd ? 0 : 1)};
+}
+
+// Slice t of u's halo box (local t = -1 .. l3; each site at its global coordinates, wrapped) into links: the records
+// that hold its links read (runs of consecutive records, one pread each), each link decoded from its slot.
+void read_halo_slice(const InFile& f, const Header& hd, const Geometry& g, int t, SU3<double>* links,
+                     std::vector<unsigned char>& raw) {
+  const std::array<int, 4>& o = g.origin();
+  const std::array<int, 4>& l = g.local();
+  const std::array<int, 4> L = our_extents(hd.n);
+  std::vector<LinkSlot> slots;
+  slots.reserve(static_cast<std::size_t>(l[0] + 2) * (l[1] + 2) * (l[2] + 2) * 4);
+  int y[4];
+  y[3] = ((o[3] + t) % L[3] + L[3]) % L[3];
+  for (int z = -1; z <= l[2]; ++z)
+    for (int yy = -1; yy <= l[1]; ++yy)
+      for (int x = -1; x <= l[0]; ++x) {
+        y[0] = ((o[0] + x) % L[0] + L[0]) % L[0];
+        y[1] = ((o[1] + yy) % L[1] + L[1]) % L[1];
+        y[2] = ((o[2] + z) % L[2] + L[2]) % L[2];
+        for (int mu = 0; mu < 4; ++mu) slots.push_back(link_slot(hd, L, y, mu));
+      }
+  std::vector<std::int64_t> records(slots.size());
+  for (std::size_t i = 0; i < slots.size(); ++i) records[i] = slots[i].record;
+  std::sort(records.begin(), records.end());
+  records.erase(std::unique(records.begin(), records.end()), records.end());
+  raw.resize(records.size() * static_cast<std::size_t>(kRecordBytes));
+  for (std::size_t a = 0; a < records.size();) {
+    std::size_t b = a + 1;
+    while (b < records.size() && records[b] == records[b - 1] + 1) ++b;
+    f.read_at(kHeaderBytes + records[a] * kRecordBytes, raw.data() + a * kRecordBytes,
+              static_cast<std::int64_t>(b - a) * kRecordBytes);
+    a = b;
+  }
+  const std::int64_t n = static_cast<std::int64_t>(slots.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const LinkSlot& s = slots[static_cast<std::size_t>(i)];
+    const std::size_t at =
+        static_cast<std::size_t>(std::lower_bound(records.begin(), records.end(), s.record) - records.begin());
+    links[i] = detail::decode_link(raw.data() + at * kRecordBytes + s.slot * kLinkBytes, 3, 64, false);
+  }
+}
+
+// The header plaquette (openQCD's normalisation) against 3 x the links' one; every rank throws alike.
+void check_plaquette(const std::string& path, const Header& hd, GaugeFileInfo& info) {
+  info.header_plaquette = hd.plaq / 3.0;
+  const double ours = 3.0 * info.plaquette;
+  if (!(std::fabs(hd.plaq - ours) <= kPlaquetteTolerance * std::max(1.0, std::fabs(ours))))
+    throw InputError(path + ": plaquette mismatch: the header states " + fmt_double(hd.plaq) +
+                     " (openQCD normalisation, sum of Re tr U_p / (6 V)), the links give " + fmt_double(ours) +
+                     " (difference " + fmt_double(hd.plaq - ours) + ", tolerance 1e-10 relative)");
+}
+
 }  // namespace
 
 bool looks_like_openqcd(const std::string& path) {
@@ -280,13 +351,37 @@ GaugeFileInfo read_openqcd(const std::string& path, HostGauge& u, const ProcessG
   info.checksum = "none";
   // SU(3)-ness, halo, plaquette and link trace; the header plaquette is checked here, to 1e-10.
   detail::finish_read(path, u, grid, comm, info);
-  info.header_plaquette = hd.plaq / 3.0;
-  // Global sums, the same on every rank: every rank throws the same error.
-  const double ours = 3.0 * info.plaquette;
-  if (!(std::fabs(hd.plaq - ours) <= kPlaquetteTolerance * std::max(1.0, std::fabs(ours))))
-    throw InputError(path + ": plaquette mismatch: the header states " + fmt_double(hd.plaq) +
-                     " (openQCD normalisation, sum of Re tr U_p / (6 V)), the links give " + fmt_double(ours) +
-                     " (difference " + fmt_double(hd.plaq - ours) + ", tolerance 1e-10 relative)");
+  check_plaquette(path, hd, info);  // global sums, the same on every rank: every rank throws the same error
+  return info;
+}
+
+GaugeFileInfo read_openqcd(const std::string& path, DeviceGauge& u, MetricsRegistry& metrics, Communicator& comm) {
+  const Geometry& g = u.geometry();
+  Header hd;
+  std::size_t held = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  detail::SliceStage stage(u);
+  detail::collective_step(comm, path, [&] {
+    InFile f(path);
+    hd = read_header(f, path);
+    check_header(hd, f.size(), path, &g.global());
+    std::vector<unsigned char> raw;
+    for (int t = -1; t <= g.local()[3]; ++t) {
+      read_halo_slice(f, hd, g, t, stage.links(t), raw);
+      held = std::max(held, raw.size());
+      stage.upload(t);
+    }
+  });
+  metrics.record("setup_gauge_read", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0,
+                 static_cast<double>(g.local_volume()) * 4 * (kLinkBytes + sizeof(SU3<double>)));
+  GaugeFileInfo info;
+  info.format = "openqcd";
+  info.extents = g.global();
+  info.precision_bits = 64;
+  info.checksum = "none";
+  info.staging_bytes = held + stage.host_bytes();
+  detail::finish_read_device(path, u, metrics, comm, info);  // SU(3)-ness, plaquette, link trace
+  check_plaquette(path, hd, info);
   return info;
 }
 
@@ -297,7 +392,10 @@ GaugeFileInfo inspect_openqcd(const std::string& path) {
     hd = read_header(f, path);
     check_header(hd, f.size(), path, nullptr);
   }
-  return detail::inspect_with(path, our_extents(hd.n), read_openqcd);
+  return detail::inspect_with(path, our_extents(hd.n),
+                              [](const std::string& p, HostGauge& u, const ProcessGrid* grid, Communicator& comm) {
+                                return read_openqcd(p, u, grid, comm);
+                              });
 }
 
 }  // namespace emprism::io

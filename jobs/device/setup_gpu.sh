@@ -16,7 +16,10 @@
 #      the device-resident random field bit for bit against the one built from its host copy:
 #      CloverDevice.*FromDeviceField*; link smearing of the device-resident field: PropagatorDevice.LinkSmearing*),
 #      and Mpi.Smearing.* (1, 2 and 4 ranks on the one GPU: the device link and quark smearing with host-staged halos
-#      against the host's, within 1e-12).
+#      against the host's, within 1e-12). Gauge files read straight to the device: GpuSetup.GaugeFileReadToTheDevice*,
+#      GpuSetup.UnitGaugeAndSu3Check*, and in the CPU suite GaugeDeviceRead.*, GaugeMilc.DeviceRead*,
+#      GaugeOpenQcd.DeviceRead* (the links bit for bit against the host reader, the observables to 1e-13, the same
+#      errors) and Mpi.GaugeFile.* (the same on 1, 2 and 4 ranks, every process grid).
 #   4. Timings, each run once:
 #      one_solve  32^3x64, random gauge (width 0.3, seed 11), csw 1, one fp32 noise solve to 1e-5 (bench_32x64.toml
 #                 with metrics.peak = false): the program's "set-up:" line (each step; the plaquette and link trace
@@ -24,6 +27,11 @@
 #                 device and the operator is built from it: no setup_gauge_download, no setup_gauge_copy row), the time from the program's first log line to the solve's start
 #                 ("before CG", target <= 1.0 s), the whole run (first to last log line) against the solve's CG
 #                 time (target <= 1.0 s + 1.2 x solve), and the process wall time.
+#      read_solve the same solve on a gauge field READ from a 32^3x64 ILDG file (64-bit, with checksums) that the
+#                 program writes first (gen: [generate], one heatbath sweep at beta 6 from the unit field; its file in
+#                 the page cache when read): the file is read straight to the device a timeslice at a time (rows
+#                 setup_gauge_read, setup_gauge_check, setup_gauge_observables; no setup_gauge_download), with the
+#                 same "before CG" and "whole run" figures and targets as one_solve.
 #      propagator jobs/bench/propagator_32x64.toml as it is: the whole propagator ("propagator complete in X s")
 #                 against the sum of its 12 CG solves (target <= 1.3 x); the device rows of the link smearing
 #                 (smearing_slice_links, link_smearing, smearing_plaquette: host_link_smearing is gone), the sources
@@ -45,8 +53,8 @@ if [ "${EMPRISM_DEVICE_SKIP_TESTS:-0}" = 1 ]; then
 else
   device_ctest gpu -L gpu
   grep -E "Gpu(Setup|Propagator)\." "$out/ctest_gpu.log" | sed 's/^ *[0-9/]* *Test *#[0-9]*: /  /' | tee -a "$summary"
-  device_ctest cpu_suite -R '^(CloverDevice|GaugeDevice|PropagatorDevice|Dirac|Solver)\.' -j 8
-  device_ctest mpi_smearing -R '^Mpi\.Smearing\.'
+  device_ctest cpu_suite -R '^(CloverDevice|GaugeDevice|GaugeDeviceRead|GaugeMilc|GaugeOpenQcd|PropagatorDevice|Dirac|Solver)\.' -j 8
+  device_ctest mpi_smearing -R '^Mpi\.(Smearing|GaugeFile)\.'
 fi
 say "tests done ($(elapsed))"
 
@@ -75,22 +83,35 @@ lstamp() {  # the same for the last matching line
 }
 diff_s() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "-"; else printf "%.3f", b - a }'; }
 run one_solve
+printf '%s\n' "[lattice]" "extents = [$extents]" "[gauge]" 'source = "heatbath"' "sweeps = 0" "seed = 3" "[dirac]" \
+  "kappa = 0.12" "csw = 1.0" "[generate]" "count = 1" "every = 1" 'prefix = "conf"' "[output]" 'file = "gen.h5"' \
+  "overwrite = true" > "$work/gen.toml"
+run gen
+sed -e 's/^source = .*/source = "file"\nfile = "conf_000001.ildg"/' -e '/^width = /d' -e '/^seed = 11$/d' \
+  -e 's/^file = "one_solve.h5"/file = "read_solve.h5"/' "$work/one_solve.toml" > "$work/read_solve.toml"
+run read_solve
+rm -f "$work/conf_000001.ildg"
 [ "${EMPRISM_DEVICE_SKIP_PROPAGATOR:-0}" = 1 ] || run propagator
 say "timings done ($(elapsed))"
 
 # ---- 5. table ----
 say ""
 say "lattice [$extents], backend $backend"
-w=one_solve
-first=$(stamp $w "emprism-mpi ")
-before=$(diff_s "$first" "$(stamp $w "solve '[a-z_]*': [a-z_]* source")")
-whole=$(diff_s "$first" "$(lstamp $w "wrote ")")
-solve=$(sed -n "s/.*solve '[a-z]*': converged in .*, \([0-9.]*\) s$/\1/p" "$work/$w.log" | head -1)
-limit=$(awk -v s="$solve" 'BEGIN { if (s == "") print "-"; else printf "%.3f", 1.0 + 1.2 * s }')
-say "one_solve (exit $(cat "$work/$w.rc")): before CG ${before} s (target <= 1.0); whole run ${whole} s, solve" \
-  "${solve:--} s, target whole <= ${limit} s; process wall $(cat "$work/$w.wall") s"
-grep -E "set-up: " "$work/$w.log" | sed 's/^.*\] /  /' | tee -a "$summary"
-grep -E "^\[.*\] (setup[._][a-z_.]*) " "$work/$w.log" | sed 's/^.*\] /  /' | tee -a "$summary"
+report_solve() {  # report_solve NAME: before CG, whole run against the solve, the set-up line and rows
+  local w=$1 first before whole solve limit
+  first=$(stamp "$w" "emprism-mpi ")
+  before=$(diff_s "$first" "$(stamp "$w" "solve '[a-z_]*': [a-z_]* source")")
+  whole=$(diff_s "$first" "$(lstamp "$w" "wrote ")")
+  solve=$(sed -n "s/.*solve '[a-z]*': converged in .*, \([0-9.]*\) s$/\1/p" "$work/$w.log" | head -1)
+  limit=$(awk -v s="$solve" 'BEGIN { if (s == "") print "-"; else printf "%.3f", 1.0 + 1.2 * s }')
+  say "$w (exit $(cat "$work/$w.rc")): before CG ${before} s (target <= 1.0); whole run ${whole} s, solve" \
+    "${solve:--} s, target whole <= ${limit} s; process wall $(cat "$work/$w.wall") s"
+  grep -E "set-up: |\] read " "$work/$w.log" | sed 's/^.*\] /  /' | tee -a "$summary"
+  grep -E "^\[.*\] (setup[._][a-z_.]*) " "$work/$w.log" | sed 's/^.*\] /  /' | tee -a "$summary"
+}
+report_solve one_solve
+say "gen (exit $(cat "$work/gen.rc")): wrote the 32^3x64 ILDG file, process wall $(cat "$work/gen.wall") s"
+report_solve read_solve
 if [ "${EMPRISM_DEVICE_SKIP_PROPAGATOR:-0}" != 1 ]; then
   w=propagator
   prop=$(sed -n "s/.*propagator complete in \([0-9.]*\) s$/\1/p" "$work/$w.log" | head -1)

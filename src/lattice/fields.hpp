@@ -206,6 +206,10 @@ class GaugeField {
 class DeviceGauge {
  public:
   explicit DeviceGauge(const Geometry& g) : geom_(&g), buf_(links_with_halo(g)) {}
+  // Takes over buf, which must hold links_with_halo(g) links in this layout.
+  DeviceGauge(const Geometry& g, Buffer<SU3<double>> buf) : geom_(&g), buf_(std::move(buf)) {
+    if (buf_.size() != links_with_halo(g)) throw std::invalid_argument("DeviceGauge: a buffer of another size");
+  }
   const Geometry& geometry() const { return *geom_; }
   SU3<double>* data() { return buf_.data(); }
   const SU3<double>* data() const { return buf_.data(); }

@@ -45,6 +45,32 @@ HostGauge make_random_gauge_on_device(MetricsRegistry& metrics, const Geometry& 
 GaugeObservables device_gauge_observables(MetricsRegistry& metrics, const Geometry& g, const SU3<double>* ext,
                                           Communicator* comm, const char* row);
 
+// device_gauge_observables with its buffers (per-site terms and block sums) kept between calls, for callers that
+// measure every sweep (the device heatbath). g must outlive it.
+class DeviceGaugeObservables {
+ public:
+  explicit DeviceGaugeObservables(const Geometry& g);
+  GaugeObservables operator()(MetricsRegistry& metrics, const SU3<double>* ext, Communicator* comm, const char* row);
+
+ private:
+  const Geometry& g_;
+  Buffer<double> plaq_, trace_, blocks_;
+};
+
+// The unit field with its halo, made on the device (row "setup_unit_gauge"); make_unit_gauge's bits.
+DeviceGauge make_unit_gauge_device(MetricsRegistry& metrics, const Geometry& g);
+
+// The first link of the local block (local lexicographic order, then mu) that is not in SU(3) to tol
+// (kernels/gauge_observables.hpp's link_deviation: unitarity_deviation's arithmetic), checked on the device (row
+// `row`); lex = -1 if every link is. Rank-local.
+struct NonSu3Link {
+  std::int64_t lex = -1;
+  int mu = 0;
+  double deviation = 0;
+};
+NonSu3Link first_non_su3_link(MetricsRegistry& metrics, const Geometry& g, const SU3<double>* ext, double tol,
+                              const char* row);
+
 // dev (device) to host (pageable, dev.size() links) through a pinned staging buffer of at most 64 MiB, each chunk
 // copied on by the OpenMP threads.
 void download_links_pinned(const Buffer<SU3<double>>& dev, SU3<double>* host);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include "comm/host_halo.hpp"
 #include "kernels/launch.hpp"
@@ -37,6 +38,25 @@ std::int64_t box_sites(const Geometry& g) {
 
 DeviceHeatbath::DeviceHeatbath(MetricsRegistry& metrics, const HostGauge& u, const ProcessGrid* grid, LinkHaloPath)
     : metrics_(metrics), geom_(u.geometry()), grid_(grid) {
+  allocate();
+  const auto t0 = std::chrono::steady_clock::now();
+  Buffer<SU3<double>> ext(u.storage().size());
+  ext.copy_from_host(u.storage().data());
+  upload_ext(ext);
+  metrics_.record("heatbath_upload", seconds_since(t0), 0, static_cast<double>(ext.bytes() + u_.bytes()));
+}
+
+DeviceHeatbath::DeviceHeatbath(MetricsRegistry& metrics, DeviceGauge u, const ProcessGrid* grid, LinkHaloPath)
+    : metrics_(metrics), geom_(u.geometry()), grid_(grid) {
+  allocate();
+  Buffer<SU3<double>> ext(std::move(u.buffer()));
+  const auto t0 = std::chrono::steady_clock::now();
+  upload_ext(ext);
+  metrics_.record("heatbath_reorder", seconds_since(t0), 0, static_cast<double>(ext.bytes() + u_.bytes()));
+}
+
+// The working copy, the plaquette's buffers and (with a split direction) the face buffers.
+void DeviceHeatbath::allocate() {
   sites_ = 1;
   for (int k = 0; k < 4; ++k) {
     split_[k] = grid_ && grid_->dims[k] > 1 ? 1 : 0;
@@ -52,12 +72,22 @@ DeviceHeatbath::DeviceHeatbath(MetricsRegistry& metrics, const HostGauge& u, con
     for (Buffer<SU3<double>>* b : {&low_, &high_, &from_fwd_, &from_bwd_}) *b = Buffer<SU3<double>>(face_links_);
     stage_ = static_cast<SU3<double>*>(backend::host_alloc_pinned(4 * face_links_ * sizeof(SU3<double>)));
   }
-  const auto t0 = std::chrono::steady_clock::now();
-  Buffer<SU3<double>> ext(u.storage().size());
-  ext.copy_from_host(u.storage().data());
+}
+
+// ext (a device field in the host's extended layout) reordered into the working copy.
+void DeviceHeatbath::upload_ext(Buffer<SU3<double>>& ext) {
   run_kernel(box_sites(geom_), LinksToSoa{ext_links(ext), links()});
   backend::synchronize();
-  metrics_.record("heatbath_upload", seconds_since(t0), 0, static_cast<double>(ext.bytes() + u_.bytes()));
+}
+
+DeviceGauge DeviceHeatbath::release() {
+  const auto t0 = std::chrono::steady_clock::now();
+  Buffer<SU3<double>> ext(static_cast<std::size_t>(box_sites(geom_)) * 4);
+  run_kernel(box_sites(geom_), LinksFromSoa{links(), ext_links(ext)});
+  backend::synchronize();
+  metrics_.record("heatbath_reorder", seconds_since(t0), 0, static_cast<double>(ext.bytes() + u_.bytes()));
+  u_ = Buffer<Complex<double>>();
+  return DeviceGauge(geom_, std::move(ext));
 }
 
 DeviceHeatbath::~DeviceHeatbath() {

@@ -9,7 +9,8 @@
 // The field does not depend on the process grid. Metrics rows: "heatbath_update" and "heatbath_overrelax" (each block;
 // flops and minimum bytes of kernels/heatbath.hpp), "heatbath_halo" (each refresh of one direction's halo layers: only
 // with a split direction), "heatbath_reunitarise", "heatbath_plaquette" (the device's plaquette and its sums),
-// "heatbath_upload" and "heatbath_download" (with the change of layout). Who may call: the constructor and download
+// "heatbath_upload" and "heatbath_download" (with the change of layout), "heatbath_reorder" (a device field taken
+// over or handed back: the change of layout on the device). Who may call: the constructor and download
 // are rank-local; sweep, overrelax and thermalise are collective over the grid (halo exchange), plaquette over comm.
 #pragma once
 
@@ -22,6 +23,7 @@
 #include "kernels/metrics.hpp"
 #include "src/lattice/fields.hpp"
 #include "src/lattice/gauge.hpp"
+#include "src/physics/gauge_device.hpp"
 #include "src/physics/heatbath.hpp"
 
 namespace emprism {
@@ -36,6 +38,9 @@ class DeviceHeatbath {
   // heatbath_sweep's (nullptr: one rank, periodic wrap); it must outlive this object, and so must metrics.
   DeviceHeatbath(MetricsRegistry& metrics, const HostGauge& u, const ProcessGrid* grid,
                  LinkHaloPath halo = LinkHaloPath::Auto);
+  // The same from a field already on the device (reordered into the working copy on the device; u's buffer freed).
+  DeviceHeatbath(MetricsRegistry& metrics, DeviceGauge u, const ProcessGrid* grid,
+                 LinkHaloPath halo = LinkHaloPath::Auto);
   ~DeviceHeatbath();
   DeviceHeatbath(const DeviceHeatbath&) = delete;
   DeviceHeatbath& operator=(const DeviceHeatbath&) = delete;
@@ -48,8 +53,13 @@ class DeviceHeatbath {
   double plaquette(Communicator& comm);
   // The device copy to u (every link of the box, halo included); u must have this object's geometry.
   void download(HostGauge& u) const;
+  // The device copy handed over as a DeviceGauge in the host field's layout (reordered on the device, halo filled
+  // from the halo layers or the periodic images; no host copy); nothing else may be called afterwards.
+  DeviceGauge release();
 
  private:
+  void allocate();
+  void upload_ext(Buffer<SU3<double>>& ext);
   SoaLinks links() const;
   ExtLinks ext_links(Buffer<SU3<double>>& ext) const;
   template <typename F>

@@ -217,7 +217,7 @@ void check_reconstruct(const Config& cfg, RunGauge& gauge, Communicator& comm, S
 // The field of gauge.source, then [generate]'s configurations; the summary is of the field solved on.
 RunGauge gauge_field(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
                      MetricsRegistry& metrics, SetupClock& setup, GaugeSummary& summary) {
-  std::optional<GaugeObservables> observed;  // computed where the field was made (a random field, on the device)
+  std::optional<GaugeObservables> observed;  // computed where the field was made (on the device without [generate])
   RunGauge gauge = make_run_gauge(cfg, geom, grid, comm, metrics, &summary.origin, &observed);
   setup.step("gauge");
   summary.plaquette = observed ? observed->plaquette : plaquette(gauge.host(), &comm);
@@ -382,9 +382,10 @@ void run_member(EnsembleRun& r, std::size_t index) {
   auto t = std::chrono::steady_clock::now();
   const Config one = ensemble_member(r.cfg, m);
   GaugeSummary summary;
-  RunGauge gauge(make_gauge(one, r.geom, r.grid, r.comm, r.metrics, &summary.origin));
-  summary.plaquette = plaquette(gauge.host(), &r.comm);
-  summary.link_trace = link_trace(gauge.host(), &r.comm);
+  std::optional<GaugeObservables> observed;  // the file read straight to the device, its observables computed there
+  RunGauge gauge = make_run_gauge(one, r.geom, r.grid, r.comm, r.metrics, &summary.origin, &observed);
+  summary.plaquette = observed ? observed->plaquette : plaquette(gauge.host(), &r.comm);
+  summary.link_trace = observed ? observed->link_trace : link_trace(gauge.host(), &r.comm);
   spdlog::info("gauge field: {}, plaquette {:.12f}, link trace {:.12f}", gauge_description(one), summary.plaquette,
                summary.link_trace);
   r.times.gauge += seconds_since(t);
@@ -392,7 +393,8 @@ void run_member(EnsembleRun& r, std::size_t index) {
   r.store.file().set_root("/configs/" + m.id);
   write_or_check_gauge(r, one, m, gauge, summary);
   const std::unique_ptr<Solver> solver =
-      make_solver(r.cfg.solver.precision, r.cfg.solver.sloppy, r.ctx, r.geom, gauge.host(), r.dirac);
+      gauge.device() ? make_solver(r.cfg.solver.precision, r.cfg.solver.sloppy, r.ctx, r.geom, *gauge.device(), r.dirac)
+                     : make_solver(r.cfg.solver.precision, r.cfg.solver.sloppy, r.ctx, r.geom, gauge.host(), r.dirac);
   r.times.setup += seconds_since(t);
   TaskContext tasks{r.cfg, r.comm, r.grid, r.geom, r.metrics, gauge, r.dirac, *solver, r.store.file(), &r.times};
   r.all_converged = run_tasks(r.cfg, tasks, r.store, m.id, r.done) && r.all_converged;
@@ -472,9 +474,9 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
 
     // the operator from the field where it was made (a random field: on the device, no host copy)
     const SolverConfig& sc = cfg.solver;
-    const std::unique_ptr<Solver> solver =
-        gauge.device() ? make_solver(sc.precision, sc.sloppy, ctx, geom, *gauge.device(), dirac)
-                       : make_solver(sc.precision, sc.sloppy, ctx, geom, gauge.host(), dirac);
+    const std::unique_ptr<Solver> solver = gauge.device()
+                                               ? make_solver(sc.precision, sc.sloppy, ctx, geom, *gauge.device(), dirac)
+                                               : make_solver(sc.precision, sc.sloppy, ctx, geom, gauge.host(), dirac);
     setup.step("operator");
     setup.log();
     phase(times.setup);

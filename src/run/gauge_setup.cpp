@@ -28,16 +28,14 @@ HeatbathParams heatbath_params(const GaugeConfig& g) {
   return p;
 }
 
-// Heatbath sweeps first, first + 1, ... (`sweeps` of them) on the device (src/physics/heatbath_device.hpp: u
-// uploaded, swept, downloaded), each logged as it ends (rank 0, flushed): "heatbath sweep k of n: plaquette P,
-// s/sweep, ETA", n counting the thermalisation and [generate] together.
-void run_sweeps(HostGauge& u, const Config& cfg, int sweeps, std::uint64_t first, const ProcessGrid& grid,
-                Communicator& comm, MetricsRegistry& metrics) {
+// Heatbath sweeps first, first + 1, ... (`sweeps` of them) on the device (src/physics/heatbath_device.hpp), each logged
+// as it ends (rank 0, flushed): "heatbath sweep k of n: plaquette P, s/sweep, ETA", n counting the thermalisation and
+// [generate] together.
+void run_sweeps(DeviceHeatbath& hb, const Config& cfg, int sweeps, std::uint64_t first, Communicator& comm) {
   const HeatbathParams p = heatbath_params(cfg.gauge);
   const GenerateConfig& gen = cfg.generate;
   const std::uint64_t total =
       static_cast<std::uint64_t>(cfg.gauge.sweeps) + (gen.enabled ? std::uint64_t(gen.count) * gen.every : 0);
-  DeviceHeatbath hb(metrics, u, &grid);
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < sweeps; ++i) {
     hb.sweep(p, first + static_cast<std::uint64_t>(i));
@@ -46,6 +44,13 @@ void run_sweeps(HostGauge& u, const Config& cfg, int sweeps, std::uint64_t first
     spdlog::info("heatbath sweep {} of {}: plaquette {:.12f}, {:.3f} s/sweep, {}", first + i + 1, total, plaq,
                  elapsed / (i + 1), eta_text(elapsed, i + 1, static_cast<double>(total - first)));
   }
+}
+
+// run_sweeps on a host field: u uploaded, swept, downloaded.
+void run_sweeps(HostGauge& u, const Config& cfg, int sweeps, std::uint64_t first, const ProcessGrid& grid,
+                Communicator& comm, MetricsRegistry& metrics) {
+  DeviceHeatbath hb(metrics, u, &grid);
+  run_sweeps(hb, cfg, sweeps, first, comm);
   hb.download(u);
 }
 
@@ -112,15 +117,56 @@ HostGauge& RunGauge::host() {
   return *host_;
 }
 
+namespace {
+
+// gauge.source = "file" read straight to the device (io/gauge: the block with its halo, a timeslice at a time).
+DeviceGauge read_gauge_device(const Config& cfg, const Geometry& geom, Communicator& comm, MetricsRegistry& metrics,
+                              GaugeOrigin* origin, std::optional<GaugeObservables>* observed) {
+  const GaugeConfig& g = cfg.gauge;
+  DeviceGauge u(geom);
+  io::GaugeFileInfo info;
+  try {
+    info = io::read_gauge_file(g.file, g.format, u, metrics, comm);
+  } catch (const AgreedInputError& e) {  // "<file>: <reason>" on every rank alike: bad input, exit code 2
+    throw AgreedInputError(std::string("gauge.file: ") + e.what());
+  }
+  spdlog::info("read {} ({}, {}-bit, checksum {})", g.file, info.format, info.precision_bits, info.checksum);
+  if (origin) *origin = GaugeOrigin{g.file, info.format, info.checksum};
+  if (observed) *observed = GaugeObservables{info.plaquette, info.link_trace};
+  return u;
+}
+
+// u as a RunGauge, its plaquette and link trace computed on the device into `observed` (optional).
+RunGauge observed_on_device(DeviceGauge u, Communicator& comm, MetricsRegistry& metrics,
+                            std::optional<GaugeObservables>* observed) {
+  if (observed) *observed = device_gauge_observables(metrics, u.geometry(), u.data(), &comm, "setup_gauge_observables");
+  return RunGauge(std::move(u), metrics);
+}
+
+}  // namespace
+
 RunGauge make_run_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
                         MetricsRegistry& metrics, GaugeOrigin* origin, std::optional<GaugeObservables>* observed) {
   const GaugeConfig& g = cfg.gauge;
-  if (g.source != GaugeSource::Random || cfg.generate.enabled)
+  if (cfg.generate.enabled || g.source == GaugeSource::Ensemble)
     return RunGauge(make_gauge(cfg, geom, grid, comm, metrics, origin, observed));
-  GaugeObservables obs;  // halo included (each halo link generated where it lives)
-  DeviceGauge u = make_random_gauge_device(metrics, geom, g.seed, g.width, &comm, observed ? &obs : nullptr);
-  if (observed) *observed = obs;
-  return RunGauge(std::move(u), metrics);
+  switch (g.source) {
+    case GaugeSource::Random: {
+      GaugeObservables obs;  // halo included (each halo link generated where it lives)
+      DeviceGauge u = make_random_gauge_device(metrics, geom, g.seed, g.width, &comm, observed ? &obs : nullptr);
+      if (observed) *observed = obs;
+      return RunGauge(std::move(u), metrics);
+    }
+    case GaugeSource::File:
+      return RunGauge(read_gauge_device(cfg, geom, comm, metrics, origin, observed), metrics);
+    case GaugeSource::Heatbath: {  // from the unit field on the device, handed over where it ends (no download)
+      DeviceHeatbath hb(metrics, make_unit_gauge_device(metrics, geom), &grid);
+      run_sweeps(hb, cfg, g.sweeps, 0, comm);
+      return observed_on_device(hb.release(), comm, metrics, observed);
+    }
+    default:  // the unit field (halo included)
+      return observed_on_device(make_unit_gauge_device(metrics, geom), comm, metrics, observed);
+  }
 }
 
 std::string generate_path(const Config& cfg, int c) {

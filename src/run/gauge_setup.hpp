@@ -33,9 +33,10 @@ HostGauge make_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid&
                      MetricsRegistry& metrics, GaugeOrigin* origin = nullptr,
                      std::optional<GaugeObservables>* observed = nullptr);
 
-// The field a run solves on, where it was made: on the device for a random field (its operator and the smearing read it
-// there, no host copy), else on the host. host() makes the host copy on its first call (row "setup_gauge_download"):
-// only host-only consumers call it (output.write_gauge, links of 12 or 8 reals checked on the host, [generate]).
+// The field a run solves on, where it was made: on the device for a unit, random, read or thermalised field (its
+// operator and the smearing read it there, no host copy), on the host with [generate] or an ensemble member. host()
+// makes the host copy on its first call (row "setup_gauge_download"): only host-only consumers call it
+// (output.write_gauge, links of 12 or 8 reals checked on the host, [generate]).
 class RunGauge {
  public:
   explicit RunGauge(HostGauge u) : host_(std::move(u)) {}
@@ -50,8 +51,10 @@ class RunGauge {
   MetricsRegistry* metrics_ = nullptr;
 };
 
-// make_gauge's field as a RunGauge: a random field without [generate] stays on the device (no download), the rest as
-// make_gauge makes it (collective).
+// make_gauge's field as a RunGauge (collective). Without [generate] it is made on the device and stays there: the
+// unit and random fields generated there, a file read straight to the device (io/gauge: a timeslice at a time, no
+// host copy of the block; `observed` receives its plaquette and link trace), the heatbath's field handed over by the
+// device heatbath (no download). With [generate], and for ensembles, as make_gauge makes it.
 RunGauge make_run_gauge(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
                         MetricsRegistry& metrics, GaugeOrigin* origin, std::optional<GaugeObservables>* observed);
 

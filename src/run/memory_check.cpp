@@ -66,10 +66,13 @@ MemoryNeed memory_need(const Config& cfg, std::int64_t local_volume) {
     task = std::max(task, t->host_bytes(local_volume));
     task_device = std::max(task_device, t->device_bytes(local_volume));
   }
-  need.host = gauge + clover + spinors + task;
-  need.device += task_device;
-  // A random field stays on the device in double with its halo for the whole run (gauge_setup.hpp's RunGauge).
-  if (cfg.gauge.source == GaugeSource::Random && !cfg.generate.enabled) need.device += gauge;
+  // Without [generate] the field is made on the device (a file read there a timeslice at a time) and stays there in
+  // double with its halo for the whole run (gauge_setup.hpp's RunGauge); the host holds a copy of the block only with
+  // [generate], or when the links are written (output.write_gauge) or checked on the host (dirac.reconstruct).
+  const bool on_device = !cfg.generate.enabled;
+  const bool host_copy = !on_device || cfg.output.write_gauge || cfg.dirac.reconstruct != 18;
+  need.host = (host_copy ? gauge : 0) + clover + spinors + task;
+  need.device += task_device + (on_device ? gauge : 0);
   return need;
 }
 

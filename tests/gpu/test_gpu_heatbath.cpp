@@ -19,6 +19,7 @@
 #include "src/lattice/gauge.hpp"
 #include "src/physics/heatbath.hpp"
 #include "src/physics/heatbath_device.hpp"
+#include "tests/support/gauge_compare.hpp"
 
 namespace emprism::test {
 namespace {
@@ -27,18 +28,6 @@ const Extents kLat{8, 6, 4, 10};
 constexpr double kTol = 1e-12;    // cold start, and every plaquette
 constexpr double kHotTol = 1e-7;  // links after a sweep from a hot start
 constexpr double kOrTol = 1e-10;  // links after an overrelaxation pass of a random field
-
-// max over every link of the box (halo included) and entry of |a - b|.
-double max_diff(const HostGauge& a, const HostGauge& b) {
-  double d = 0;
-  for (std::size_t i = 0; i < a.storage().size(); ++i)
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c) {
-        d = std::fmax(d, std::fabs(a.storage()[i].e[r][c].re - b.storage()[i].e[r][c].re));
-        d = std::fmax(d, std::fabs(a.storage()[i].e[r][c].im - b.storage()[i].e[r][c].im));
-      }
-  return d;
-}
 
 void check_sweeps(HostGauge host, int sweeps, double link_tol) {
   const Geometry& geom = host.geometry();
@@ -56,7 +45,7 @@ void check_sweeps(HostGauge host, int sweeps, double link_tol) {
     EXPECT_NEAR(dev.plaquette(comm), plaquette(host, &comm), kTol) << "sweep " << s;
   }
   dev.download(got);
-  EXPECT_LE(max_diff(got, host), link_tol);
+  EXPECT_LE(test::max_link_diff(got, host), link_tol);
 }
 
 TEST(GpuHeatbath, CompoundSweepFromHotStartMatchesCpu) {
@@ -78,7 +67,7 @@ TEST(GpuHeatbath, OverrelaxationMatchesCpu) {
   overrelax_sweep(host, nullptr);
   dev.overrelax();
   dev.download(got);
-  EXPECT_LE(max_diff(got, host), kOrTol);
+  EXPECT_LE(test::max_link_diff(got, host), kOrTol);
 }
 
 }  // namespace

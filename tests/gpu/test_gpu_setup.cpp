@@ -1,18 +1,25 @@
 // test_gpu_setup.cpp: GPU tests (ctest label "gpu") of the set-up kernels on the device against the CPU path: the
 // clover term and its inverse built by kernels/clover_build.hpp on the GPU against make_clover on the host (the
 // CPU reference), the operator built on the device against the operator built from the host's clover term, and the
-// random gauge field generated on the GPU against make_random_gauge.
+// random gauge field generated on the GPU against make_random_gauge; a gauge file read straight to the GPU against the
+// host reader, the unit field and the SU(3) check on the GPU.
 // Skipped with a message without a GPU. Run by ctest -L gpu.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <limits>
+#include <string>
 
 #include "gpu_support.hpp"
+#include "io/gauge/gauge_file.hpp"
 #include "kernels/backend/runtime.hpp"
 #include "operator_fixture.hpp"
 #include "src/physics/clover_device.hpp"
 #include "src/physics/gauge_device.hpp"
+#include "tests/support/gauge_compare.hpp"
 
 namespace emprism::test {
 namespace {
@@ -91,14 +98,7 @@ TEST(GpuSetup, RandomGaugeMatchesCpu) {
     HostGauge want = make_random_gauge(geom, 11, width);
     want.fill_halo();
     const HostGauge got = make_random_gauge_on_device(metrics, geom, 11, width);
-    double d = 0;
-    for (std::size_t i = 0; i < want.storage().size(); ++i)
-      for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) {
-          d = std::fmax(d, std::fabs(got.storage()[i].e[r][c].re - want.storage()[i].e[r][c].re));
-          d = std::fmax(d, std::fabs(got.storage()[i].e[r][c].im - want.storage()[i].e[r][c].im));
-        }
-    EXPECT_LE(d, 64 * std::numeric_limits<double>::epsilon()) << "width " << width;
+    EXPECT_LE(max_link_diff(got, want), 64 * std::numeric_limits<double>::epsilon()) << "width " << width;
   }
 }
 
@@ -114,6 +114,46 @@ TEST(GpuSetup, GaugeObservablesMatchCpu) {
   make_random_gauge_on_device(metrics, geom, 11, 0.3, nullptr, &obs);
   EXPECT_NEAR(obs.plaquette, plaquette(want), 1e-13);
   EXPECT_NEAR(obs.link_trace, link_trace(want), 1e-13);
+}
+
+// A gauge file read straight to the GPU (the block with its halo, a timeslice at a time through pinned staging)
+// against the host reader: the links bit for bit (both decode on the host), halo included; the plaquette and link
+// trace computed on the device to 1e-13.
+TEST(GpuSetup, GaugeFileReadToTheDeviceMatchesCpu) {
+  if (no_gpu()) GTEST_SKIP() << "no GPU: this build uses the " << backend::name() << " backend or sees no device";
+  const Geometry geom(kLat, kLat, {0, 0, 0, 0}, {});
+  Communicator comm;
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("emprism_gpu_read_" + std::to_string(::getpid()) + ".ildg")).string();
+  io::write_gauge_file(path, io::GaugeFormat::Ildg, make_random_gauge(geom, 12, 0.5), nullptr, comm, 64);
+  HostGauge want(geom);
+  const io::GaugeFileInfo wi = io::read_gauge_file(path, io::GaugeFormat::Ildg, want, nullptr, comm);
+  io::GaugeFileInfo gi;
+  const HostGauge got = read_through_device(path, geom, comm, &gi);
+  std::remove(path.c_str());
+  EXPECT_EQ(max_link_diff(got, want), 0.0);
+  EXPECT_NEAR(gi.plaquette, wi.plaquette, 1e-13);
+  EXPECT_NEAR(gi.link_trace, wi.link_trace, 1e-13);
+  EXPECT_EQ(gi.checksum, "ok");
+}
+
+// The unit field made on the GPU is the host's; the SU(3) check on the GPU finds the host's first bad link.
+TEST(GpuSetup, UnitGaugeAndSu3CheckMatchCpu) {
+  if (no_gpu()) GTEST_SKIP() << "no GPU: this build uses the " << backend::name() << " backend or sees no device";
+  const Geometry geom(kLat, kLat, {0, 0, 0, 0}, {});
+  MetricsRegistry metrics;
+  EXPECT_EQ(max_link_diff(download_gauge(metrics, make_unit_gauge_device(metrics, geom)), make_unit_gauge(geom)), 0.0);
+  HostGauge u = make_random_gauge(geom, 13, 1.0);
+  const int a[4] = {5, 2, 3, 7}, b[4] = {1, 4, 2, 8};
+  u.at(a, 1).e[0][2].im += 1e-7;
+  u.at(b, 0).e[1][0].re += 1e-3;
+  DeviceGauge dev(geom);
+  dev.buffer().copy_from_host(u.storage().data());
+  const NonSu3Link bad = first_non_su3_link(metrics, geom, dev.data(), 1e-10, "check");
+  EXPECT_EQ(bad.lex, geom.local_lex(a));
+  EXPECT_EQ(bad.mu, 1);
+  EXPECT_NEAR(bad.deviation, unitarity_deviation(u.at(a, 1)), 1e-15);
+  EXPECT_EQ(first_non_su3_link(metrics, geom, dev.data(), 1e-5, "check").lex, geom.local_lex(b));
 }
 
 }  // namespace

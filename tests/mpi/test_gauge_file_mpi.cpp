@@ -9,7 +9,10 @@
 //   - a field with one bad link on one rank only (written, so its checksums are right) is refused with the same
 //     InputError on every rank, naming the site; a corrupted copy gives the same checksum error on every rank;
 //   - PyQUDA's ILDG file (4^3x8, tests/data) is read distributed: checksum ok and the plaquette equals the
-//     single-rank value (a missing file is a failure).
+//     single-rank value (a missing file is a failure);
+//   - every file above, and Chroma's NERSC file (4^4, tests/data) on the grids that split 4^4, is also read straight
+//     to the device (the block with its halo read from the file): the same links as the host read's after its halo
+//     exchange, the same plaquette and link trace (bits on the CPU backend), the same errors on every rank.
 // Exit status 0 when every check passed; each failure is printed with its rank. Who may call: mpiexec -n N.
 #include <mpi.h>
 #include <stdlib.h>
@@ -30,8 +33,10 @@
 #include "comm/communicator.hpp"
 #include "comm/process_grid.hpp"
 #include "io/gauge/gauge_file.hpp"
+#include "kernels/backend/runtime.hpp"
 #include "kernels/errors.hpp"
 #include "src/lattice/gauge.hpp"
+#include "tests/support/gauge_compare.hpp"
 #include "tests/support/mpi_test.hpp"
 
 namespace {
@@ -56,7 +61,7 @@ std::string str(const Extents& e) {
 }
 
 // Every process grid of n ranks that divides kGlobal into even local extents.
-std::vector<Extents> grids(int n) {
+std::vector<Extents> grids(int n, const Extents& lattice = kGlobal) {
   std::vector<Extents> out;
   for (int a = 1; a <= n; ++a)
     for (int b = 1; b <= n; ++b)
@@ -65,7 +70,7 @@ std::vector<Extents> grids(int n) {
         const Extents d = {a, b, c, n / (a * b * c)};
         bool ok = true;
         for (int mu = 0; mu < 4; ++mu)
-          ok = ok && kGlobal[mu] % d[mu] == 0 && (kGlobal[mu] / d[mu]) % 2 == 0 && kGlobal[mu] / d[mu] >= 2;
+          ok = ok && lattice[mu] % d[mu] == 0 && (lattice[mu] / d[mu]) % 2 == 0 && lattice[mu] / d[mu] >= 2;
         if (ok) out.push_back(d);
       }
   return out;
@@ -110,6 +115,30 @@ std::string collective_error(F&& f, const std::string& label) {
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
+// path read straight to the device equals v, the host read of it (info): every link of the box, the observables.
+void check_device_read(const std::string& path, const HostGauge& v, const GaugeFileInfo& info, Communicator& comm,
+                       const std::string& at) {
+  GaugeFileInfo di;
+  std::optional<HostGauge> w;
+  const std::string err = collective_error(
+      [&] { w.emplace(emprism::test::read_through_device(path, v.geometry(), comm, &di)); }, at + "device read");
+  check(err.empty(), at + "device read failed: " + err);
+  if (!w) return;
+  const double d = emprism::test::max_link_diff(*w, v), tol = emprism::backend::device_is_host() ? 0.0 : 1e-13;
+  check(d == 0.0, at + "device read differs from the host read by " + std::to_string(d));
+  check(std::fabs(di.plaquette - info.plaquette) <= tol && std::fabs(di.link_trace - info.link_trace) <= tol,
+        at + "device read's plaquette or link trace differs");
+  check(di.checksum == info.checksum, at + "device read's checksum " + di.checksum);
+}
+
+// path refused by both readers with the same message (err: the host reader's).
+void check_device_error(const std::string& path, const Geometry& g, Communicator& comm, const std::string& err,
+                        const std::string& at) {
+  const std::string derr =
+      collective_error([&] { emprism::test::read_through_device(path, g, comm); }, at + " device read");
+  check(derr == err, at + ": device read's error '" + derr + "' differs from '" + err + "'");
+}
+
 std::string g_dir;
 
 void test_grid(const Extents& dims, const std::string& data_dir) {
@@ -151,6 +180,7 @@ void test_grid(const Extents& dims, const std::string& data_dir) {
     check(info.checksum == "ok", at + "checksum " + info.checksum);
     check(std::fabs(info.plaquette - plaq) <= (c.bits == 64 ? 1e-14 : 1e-6),
           at + "plaquette " + std::to_string(info.plaquette) + " vs " + std::to_string(plaq));
+    check_device_read(path, v, info, comm, at);
     // The file read whole on rank 0 alone equals the single-rank field.
     if (g_rank == 0) {
       Communicator self(MPI_COMM_SELF);
@@ -188,6 +218,7 @@ void test_grid(const Extents& dims, const std::string& data_dir) {
         [&] { emprism::io::read_gauge_file(path, GaugeFormat::Nersc, v, &grid, comm); }, label + " bad link read");
     check(contains(err, path + ": link U_t at site (x, y, z, t) = (3, 3, 3, 7) is not in SU(3)"),
           label + " bad link: message '" + err + "'");
+    check_device_error(path, g, comm, err, label + " bad link");
     // A corrupted copy of it: the checksum error, the same on every rank.
     const std::string corrupt = g_dir + "/corrupt.nersc";
     if (g_rank == 0) {
@@ -200,6 +231,7 @@ void test_grid(const Extents& dims, const std::string& data_dir) {
     const std::string err2 = collective_error(
         [&] { emprism::io::read_gauge_file(corrupt, GaugeFormat::Auto, v, &grid, comm); }, label + " corrupt read");
     check(contains(err2, corrupt + ": CHECKSUM mismatch"), label + " corrupt: message '" + err2 + "'");
+    check_device_error(corrupt, g, comm, err2, label + " corrupt");
     MPI_Barrier(MPI_COMM_WORLD);
     if (g_rank == 0) {
       std::remove(path.c_str());
@@ -223,7 +255,24 @@ void test_grid(const Extents& dims, const std::string& data_dir) {
           label + " pyquda plaquette " + std::to_string(info.plaquette) + " vs single rank " + std::to_string(single));
     check(std::fabs(info.plaquette - 0.99480413226670084) <= 1e-12, label + " pyquda plaquette value");
     check(std::fabs(emprism::plaquette(v, &comm) - info.plaquette) <= 1e-15, label + " pyquda halo");
+    if (err.empty()) check_device_read(path, v, info, comm, label + " pyquda: ");
   }
+  MPI_Comm_free(&grid.cart);
+}
+
+// Chroma's NERSC file (4^4, two rows, 32-bit big-endian) read by both readers on a grid that splits 4^4.
+void test_chroma(const Extents& dims, const std::string& data_dir) {
+  const Extents lattice = {4, 4, 4, 4};
+  const std::string label = "chroma grid " + str(dims) + ": ", path = data_dir + "/chroma_t_nersc.cfg";
+  Communicator comm(MPI_COMM_WORLD);
+  ProcessGrid grid = emprism::make_process_grid(comm, lattice, dims, {false, false, false, false});
+  const Geometry g(lattice, grid.local_extents(lattice), grid.origin(lattice), grid.partitioned);
+  HostGauge v(g);
+  GaugeFileInfo info;
+  const std::string err = collective_error(
+      [&] { info = emprism::io::read_gauge_file(path, GaugeFormat::Auto, v, &grid, comm); }, label + "read");
+  check(err.empty(), label + "read failed: " + err);
+  if (err.empty()) check_device_read(path, v, info, comm, label);
   MPI_Comm_free(&grid.cart);
 }
 
@@ -238,5 +287,6 @@ void run_mpi_test(emprism::test::MpiTest& test) {
   g_dir = test.scratch_dir();
   const std::vector<Extents> all = grids(g_size);
   for (const Extents& d : all) test_grid(d, data_dir);
+  for (const Extents& d : grids(g_size, {4, 4, 4, 4})) test_chroma(d, data_dir);
   if (g_rank == 0) std::printf("%zu process grids\n", all.size());
 }

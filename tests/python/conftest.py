@@ -14,7 +14,8 @@ Fixtures:
                      program's stderr, unless it exits 0 and the file exists. The directory is the test's tmp_path.
   run_emprism_in     the same with the directory as first argument, for module-scoped fixtures
   run_report         run_report(*args) runs analysis/report.py with this interpreter; returns the CompletedProcess
-Helpers: mpi_command(ranks, cmd) starts cmd on several ranks through tests/support/mpirun.sh.
+Helpers: mpi_command(ranks, cmd) starts cmd on several ranks through tests/support/mpirun.sh; run_args(binary,
+directory, args, env=None) runs the program with arguments and returns the CompletedProcess; ok(proc) asserts exit 0.
 """
 import os
 import pathlib
@@ -79,6 +80,19 @@ def run_program(binary, directory, body, name="run", output=None, timeout=RUN_TI
                                   f"--- stderr ---\n{proc.stderr}\n--- stdout (tail) ---\n{proc.stdout[-3000:]}")
     assert out.is_file(), f"{binary} {toml} exited 0 but wrote no {out}"
     return out
+
+
+def run_args(binary, directory, args, env=None, timeout=RUN_TIMEOUT_S):
+    """Runs the program with `args` in `directory` (environment program_env() unless `env`); returns the
+    CompletedProcess (text mode) whatever the exit status."""
+    return subprocess.run([str(binary)] + [str(a) for a in args], cwd=str(directory),
+                          env=program_env() if env is None else env, capture_output=True, text=True, timeout=timeout)
+
+
+def ok(proc):
+    """Asserts that the CompletedProcess exited 0 (the message shows stderr and the tail of stdout); returns it."""
+    assert proc.returncode == 0, f"exit {proc.returncode}\n--- stderr ---\n{proc.stderr}\n--- stdout ---\n{proc.stdout[-3000:]}"
+    return proc
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import program_env, toml_value
+from conftest import ok, program_env, run_args, toml_value
 
 TIMEOUT_S = 300
 
@@ -58,13 +58,7 @@ def write(tmp_path, body, name="run"):
 
 
 def run(binary, tmp_path, args):
-    return subprocess.run([str(binary)] + [str(a) for a in args], cwd=str(tmp_path), env=program_env(),
-                          capture_output=True, text=True, timeout=TIMEOUT_S)
-
-
-def ok(proc):
-    assert proc.returncode == 0, f"exit {proc.returncode}\n--- stderr ---\n{proc.stderr}\n--- stdout ---\n{proc.stdout[-3000:]}"
-    return proc
+    return run_args(binary, tmp_path, args, timeout=TIMEOUT_S)
 
 
 def error_lines(proc):

@@ -5,9 +5,7 @@ holds only its header; the timing itself is tested in tests/test_tune.cpp and te
 
 Each test runs emprism-mpi on a tiny lattice in its tmp_path and checks one property.
 """
-import subprocess
-
-from conftest import program_env, toml_value
+from conftest import ok, program_env, run_args, toml_value
 
 TIMEOUT_S = 300
 MAGIC = "emprism-tunecache\t1\t"
@@ -42,13 +40,7 @@ def run(binary, tmp_path, cache=None, env_cache=None):
     env.pop("EMPRISM_TUNE_CACHE", None)
     if env_cache is not None:
         env["EMPRISM_TUNE_CACHE"] = str(env_cache)
-    return subprocess.run([str(binary), str(toml)], cwd=str(tmp_path), env=env, capture_output=True, text=True,
-                          timeout=TIMEOUT_S)
-
-
-def ok(proc):
-    assert proc.returncode == 0, f"exit {proc.returncode}\n--- stderr ---\n{proc.stderr}\n--- stdout ---\n{proc.stdout[-3000:]}"
-    return proc
+    return run_args(binary, tmp_path, [toml], env=env, timeout=TIMEOUT_S)
 
 
 def warnings_naming(proc, path):
