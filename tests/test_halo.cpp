@@ -1,9 +1,11 @@
 // test_halo.cpp: the halo-exchange path of the hopping kernels (pack, MPI exchange, interior and exterior
 // parts) on one rank, with directions forced through MPI to the rank itself: results equal the reference
-// and the local-wrap path. Multi-rank runs are in tests/mpi/.
+// and the local-wrap path; every candidate halo policy gives the same bits in every precision and links format
+// (policy_checks.hpp). Multi-rank runs are in tests/mpi/.
 #include <gtest/gtest.h>
 
 #include "operator_fixture.hpp"
+#include "policy_checks.hpp"
 #include "src/physics/cg.hpp"
 
 namespace emprism::test {
@@ -27,6 +29,14 @@ TEST(Halo, ForcedInAllDirectionsMatchesReference) { check_forced_halo_operator<d
 TEST(Halo, ForcedInAllDirectionsSingleMatchesReference) { check_forced_halo_operator<float>({true, true, true, true}); }
 
 // The CG operator (all four hot kernels, dag ones included) through the halo path equals the local wrap.
+TEST(Halo, EveryPolicyGivesTheSameBitsInEveryPrecisionAndFormat) {
+  for (int rc : {18, 12, 8}) {
+    expect_every_policy_gives_the_same_bits<double>(kLat, rc);
+    expect_every_policy_gives_the_same_bits<float>(kLat, rc);
+  }
+  for (int rc : {18, 12}) expect_every_policy_gives_the_same_bits<Half>(kLat, rc);
+}
+
 TEST(Halo, ForcedHaloMdagMEqualsLocalWrap) {
   const auto links = ref::random_su3_links(kLat, 211);
   OperatorSetup<double> local(kLat, links, 0.12, 1.3, kTheta);
