@@ -27,15 +27,6 @@ EMPRISM_HD inline Spinor<R> zero_spinor() {
   for (int s = 0; s < 4; ++s) r.s[s] = zero_color<R>();
   return r;
 }
-// Every component of v through value_barrier (kernels/backend/defs.hpp): v as a kernel that loads it sees it.
-template <typename R>
-EMPRISM_HD inline void value_barrier(Spinor<R>& v) {
-  for (int s = 0; s < 4; ++s)
-    for (int c = 0; c < 3; ++c) {
-      value_barrier(v.s[s].c[c].re);
-      value_barrier(v.s[s].c[c].im);
-    }
-}
 template <typename R>
 EMPRISM_HD inline Spinor<R> operator+(const Spinor<R>& a, const Spinor<R>& b) {
   Spinor<R> r;

@@ -8,9 +8,9 @@
 // A kernel is an epilogue (what to do with acc = H in at a site) run by drivers:
 //   DslashInterior     all sites, hops that stay on the rank; boundary sites store the partial acc in out
 //   DslashWhole        all sites after the halos arrived (no overlap): DslashInterior's hops, then at a boundary
-//                      site the partial through out (as between the two kernels, behind a value barrier: the
-//                      compiler cannot fuse across it) and DslashExterior's halo hops; one epilogue for all sites
-//                      (interior: acc, boundary: partial + h): the bits of the other drivers
+//                      site the partial through out (stored and loaded again behind a compiler barrier, as between
+//                      the two kernels: nothing fuses across it) plus DslashExterior's halo hops h; one epilogue
+//                      for all sites: the bits of the other drivers
 //   DslashExterior     boundary sites only, after the halos arrived: h = the halo hops (mu = 0..3), then the
 //                      epilogue of acc = partial + h
 //   DslashExteriorDir  the boundary sites of one direction mu, as its halo arrives: h (kept per boundary site in
@@ -117,13 +117,6 @@ struct PartialPlus {
   View partial;
   int cb;
 };
-// DslashWhole's sum: at a boundary site partial + h as above, elsewhere the interior's whole sum acc.
-template <typename R, typename View>
-struct PartialPlusOr {
-  PartialPlus<R, View> boundary_sum;
-  const Spinor<R>& acc;
-  bool boundary;
-};
 template <typename R>
 EMPRISM_HD inline HalfSpinor<R> acc_half(const Spinor<R>& acc, int b) {
   return chiral_half(acc, b);
@@ -131,10 +124,6 @@ EMPRISM_HD inline HalfSpinor<R> acc_half(const Spinor<R>& acc, int b) {
 template <typename R, typename View>
 EMPRISM_HD inline HalfSpinor<R> acc_half(const PartialPlus<R, View>& acc, int b) {
   return acc.partial.load_half(acc.cb, b) + chiral_half(acc.h, b);
-}
-template <typename R, typename View>
-EMPRISM_HD inline HalfSpinor<R> acc_half(const PartialPlusOr<R, View>& acc, int b) {
-  return acc.boundary ? acc_half(acc.boundary_sum, b) : chiral_half(acc.acc, b);
 }
 
 // The epilogues work one chiral half b at a time (C is block diagonal: block b acts on spins 2b, 2b+1 only), so
@@ -233,17 +222,16 @@ struct DslashWhole {
     hop.lat.coords(cb, hop.out_parity, x);
     auto acc = zero_spinor<R>();
     apply_hopping<Epi::kDag, HopPart::Interior, Rc>(hop, x, cb, acc);
-    const bool boundary = hop.lat.on_boundary(x);
-    auto h = zero_spinor<R>();
-    if (boundary) {
-      // The partial as DslashExterior sees it, loaded from memory: the compiler may forward the stored value to the
-      // epilogue's load, but cannot fuse the interior's last multiplies with the epilogue's adds (the same bits).
-      value_barrier(acc);
+    if (hop.lat.on_boundary(x)) {
+      // As between DslashInterior and DslashExterior: the partial goes to out and comes back by a load the compiler
+      // cannot see through (memory_barrier), so nothing fuses across it and its registers are free for h.
       e.a.out.store(cb, acc);
+      memory_barrier();
+      auto h = zero_spinor<R>();
       apply_hopping<Epi::kDag, HopPart::Exterior, Rc>(hop, x, cb, h);
+      acc = e.a.out.load(cb) + h;  // partial + h, each component as acc_half(PartialPlus) adds it
     }
-    // One epilogue for both kinds of site (a warp holds both: x's faces are in every row).
-    e.finish(cb, PartialPlusOr<R, decltype(e.a.out)>{PartialPlus<R, decltype(e.a.out)>{h, e.a.out, cb}, acc, boundary});
+    e.finish(cb, acc);  // one epilogue for both kinds of site (a warp holds both: x's faces are in every row)
   }
 };
 
