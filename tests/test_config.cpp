@@ -258,6 +258,16 @@ TEST(Config, SloppyHalfOnlyWithMixedPrecision) {
   EXPECT_TRUE(starts_with(error_of(rc8.text()), "solver.sloppy: ")) << error_of(rc8.text());
 }
 
+// solver.stop: "full" by default, "normal" read; any other word is an input error naming the key.
+TEST(Config, StopIsFullByDefaultOrNormal) {
+  EXPECT_EQ(parse(Input{}.text()).solver.stop, Stop::Full);
+  EXPECT_EQ(parse(with_extra("[solver]\nstop = \"normal\"\n").text()).solver.stop, Stop::Normal);
+  for (const char* bad : {"[solver]\nstop = \"relative\"\n", "[solver]\nstop = 1\n", "[solver]\nstop = \"\"\n"}) {
+    EXPECT_THROW(parse(with_extra(bad).text()), InputError) << bad;
+    EXPECT_TRUE(starts_with(error_of(with_extra(bad).text()), "solver.stop: ")) << error_of(with_extra(bad).text());
+  }
+}
+
 TEST(Config, FloatRejectedForIntegerKey) {
   const std::string text = with_extra("[solver]\nmax_iter = 100.0\n").text();
   EXPECT_THROW(parse(text), InputError);
@@ -1092,15 +1102,17 @@ TEST(Config, SolveAttributesFollowTheDeclaration) {
   std::vector<std::string> point, prop;
   for (const InputAttribute& a : solve_attributes(c, c.solves[0])) point.push_back(a.name);
   for (const InputAttribute& a : solve_attributes(c, c.solves[1])) prop.push_back(a.name);
-  EXPECT_EQ(point, (std::vector<std::string>{"kappa", "csw", "reconstruct", "reliable_delta", "sloppy", "tol"}));
-  EXPECT_EQ(prop, (std::vector<std::string>{"kappa", "csw", "reconstruct", "reliable_delta", "sloppy", "tol",
+  EXPECT_EQ(point,
+            (std::vector<std::string>{"kappa", "csw", "reconstruct", "reliable_delta", "sloppy", "stop", "tol"}));
+  EXPECT_EQ(prop, (std::vector<std::string>{"kappa", "csw", "reconstruct", "reliable_delta", "sloppy", "stop", "tol",
                                             "source_site", "smearing", "smearing_steps", "smearing_weight",
                                             "link_smearing", "link_smearing_steps", "link_smearing_weight"}));
   EXPECT_EQ(std::get<int>(solve_attributes(c, c.solves[0])[2].value), 18);      // dirac.reconstruct's default
   EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[0])[3].value), 0.1);  // solver.reliable_delta's default
   EXPECT_EQ(std::get<std::string>(solve_attributes(c, c.solves[0])[4].value), "single");  // solver.sloppy's default
-  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[0])[5].value), 1e-9);           // the solve's tol
-  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[1])[5].value), 1e-6);           // solver.tol
+  EXPECT_EQ(std::get<std::string>(solve_attributes(c, c.solves[0])[5].value), "full");    // solver.stop's default
+  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[0])[6].value), 1e-9);           // the solve's tol
+  EXPECT_EQ(std::get<double>(solve_attributes(c, c.solves[1])[6].value), 1e-6);           // solver.tol
 }
 
 }  // namespace

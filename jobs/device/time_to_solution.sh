@@ -13,11 +13,12 @@
 #   3. Ours: the unit-gauge problem (32^3x64, kappa 0.124, csw 1, antiperiodic t, one random source, seed 5) as in
 #      the peers kit's side-by-side inputs s_unit_*.toml: mixed (fp64 result to 1e-10, reliable updates) with links of
 #      18 reals and of 12 reals (dirac.reconstruct = 12: both operators, the fp32 one is the CG's), double to 1e-10,
-#      single to 1e-6; each run once, the solve's CG seconds and iterations from its log line.
+#      single to 1e-6, and mixed and double to 1e-10 with solver.stop = "normal" (QUDA's stopping criterion, for
+#      iteration counts one to one); each run once, the solve's CG seconds and iterations from its log line.
 #   4. QUDA's (its all.sh with ONLY="inv_unit_double_single inv_unit_double_half inv_unit_double_double
 #      inv_unit_single_single" in the time left): seconds and iterations of the second solve (QUDA's "Done:" line).
 #   5. One table of both; summary.txt and results.tar.gz (logs) in $OUT.
-# Exit status: 0 when the build, the tests and our four solves passed (timings are reported, not judged).
+# Exit status: 0 when the build, the tests and our six solves passed (timings are reported, not judged).
 # Optional: EMPRISM_DEVICE_SKIP_TESTS=1, EMPRISM_DEVICE_SKIP_QUDA=1, EMPRISM_QUDA_KIT, EMPRISM_DEVICE_JOBS (16),
 # EMPRISM_DEVICE_BUILD_DIR (build-device), EMPRISM_DEVICE_BACKEND=CPU (trying it without a GPU), EMPRISM_DEVICE_EXTENTS
 # ("32, 32, 32, 64"), EMPRISM_TTS_BUDGET (seconds for the whole script, default 450: QUDA gets what is left),
@@ -39,7 +40,7 @@ say "tests done ($(elapsed))"
 
 # ---- 3. ours ----
 exe=$build/emprism-mpi
-ours() {  # ours NAME PRECISION TOL [RECONSTRUCT]: the unit-gauge solve; leaves NAME.log and NAME.rc in $work
+ours() {  # ours NAME PRECISION TOL [RECONSTRUCT [STOP]]: the unit-gauge solve; leaves NAME.log and NAME.rc in $work
   cat > "$work/$1.toml" << EOF
 [lattice]
 extents = [$extents]
@@ -52,6 +53,7 @@ reconstruct = ${4:-18}
 [solver]
 precision = "$2"
 tol = $3
+stop = "${5:-full}"
 max_iter = 5000
 [log]
 progress_every = 1000
@@ -73,6 +75,8 @@ EOF
 ours mixed mixed 1e-10
 ours mixed12 mixed 1e-10 12
 ours double double 1e-10
+ours mixed_n mixed 1e-10 18 normal
+ours double_n double 1e-10 18 normal
 ours single single 1e-6
 say "ours done ($(elapsed))"
 
@@ -121,10 +125,13 @@ quda_row inv_unit_double_single "double/single r12 1e-10"
 quda_row inv_unit_double_half "double/half r12 1e-10"
 ours_row double "double 1e-10"
 quda_row inv_unit_double_double "double/double r12 1e-10"
+ours_row mixed_n "mixed 1e-10 stop=normal"
+ours_row double_n "double 1e-10 stop=normal"
 ours_row single "single 1e-6"
 quda_row inv_unit_single_single "single/single r12 1e-6"
 say "(ours: CG seconds of the solve log line; QUDA: invertQuda total incl. host transfers; true_res: ours |b-Mx|/|b|"
-say " of the full system, QUDA's that of its normal system)"
+say " of the full system, QUDA's that of its normal system; stop=normal: ours stopped by QUDA's criterion, the"
+say " normal system's true residual <= tol, its true_res still that of the full system)"
 for m in mixed mixed12; do
   grep -h -E "^\[.*\] (eo_clover|oe_clover|blas_cg_update) " "$work/$m.log" | sed "s/^.*\] /  $m: /" |
     tee -a "$summary"

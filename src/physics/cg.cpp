@@ -159,7 +159,8 @@ template <typename Elapsed>
 void ReliableCg<Ro, Ri>::run(double b2, Elapsed&& elapsed) {
   b2_ = b2;
   if (!start()) return;
-  double target2 = 0.25 * params_.tol * params_.tol * c2_;  // on |r|^2 of the normal system
+  const bool normal = params_.stop == CgStop::Normal;                        // QUDA's criterion: no full-system check
+  double target2 = (normal ? 1.0 : 0.25) * params_.tol * params_.tol * c2_;  // on |r|^2 of the normal system
   double rr = c2_, r0 = std::sqrt(c2_), max_r = r0, prev_rel = 0;
   int rises = 0, rises_total = 0, checks = 0;
   bool finished = false;  // converged or stagnated with the full residual of x known
@@ -180,7 +181,7 @@ void ReliableCg<Ro, Ri>::run(double b2, Elapsed&& elapsed) {
         const double rel = full_residual();
         if (stop_on(rel)) return;
         res_.true_residual = rel;
-        res_.converged = rel <= params_.tol;
+        res_.converged = normal || rel <= params_.tol;
         res_.stagnated = !res_.converged && checks++ > 0 && rel > 0.5 * prev_rel;
         finished = res_.converged || res_.stagnated;
         prev_rel = rel;

@@ -22,6 +22,7 @@ namespace emprism {
 
 enum class Precision { Single, Double, Mixed };  // mixed: double outer residual, single CG
 enum class Sloppy { Single, Half };              // mixed: the sloppy CG's fields in fp32 or 16-bit fixed point
+enum class Stop { Full, Normal };                // solver.stop: the residual that must meet tol (src/physics/cg.hpp)
 enum class GaugeSource { Unit, Random, File, Heatbath, Ensemble };
 enum class SolveKind { Point, Random, PlaneWave, Propagator };
 using io::GaugeFormat;             // gauge.format, generate.format
@@ -89,6 +90,7 @@ struct SolverConfig {
   double tol{};
   int max_iter{};
   double reliable_delta{};
+  Stop stop{};
 };
 
 struct SolveConfig {

@@ -25,6 +25,11 @@ const ChoiceList<Sloppy>& sloppies() {
   return c;
 }
 
+const ChoiceList<Stop>& stops() {
+  static const ChoiceList<Stop> c{{{"full", Stop::Full}, {"normal", Stop::Normal}}};
+  return c;
+}
+
 const ChoiceList<GaugeSource>& gauge_sources() {
   static const ChoiceList<GaugeSource> c{{{"unit", GaugeSource::Unit},
                                           {"random", GaugeSource::Random},
@@ -223,6 +228,7 @@ const std::vector<Param>& parameters() {
 
 std::string choice_name(Precision v) { return precisions().name(v); }
 std::string choice_name(Sloppy v) { return sloppies().name(v); }
+std::string choice_name(Stop v) { return stops().name(v); }
 std::string choice_name(GaugeSource v) { return gauge_sources().name(v); }
 std::string choice_name(SolveKind v) { return solve_kind_list().name(v); }
 std::string choice_name(NoiseKind v) { return noise_kinds().name(v); }

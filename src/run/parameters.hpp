@@ -82,6 +82,7 @@ const std::vector<KindInfo>& solve_kinds();
 // The input's words for its choices (as written in the TOML file, the logs and the output's attributes).
 std::string choice_name(Precision v);
 std::string choice_name(Sloppy v);
+std::string choice_name(Stop v);
 std::string choice_name(GaugeSource v);
 std::string choice_name(SolveKind v);
 std::string choice_name(NoiseKind v);

@@ -46,6 +46,7 @@ struct ChoiceList {
 
 const ChoiceList<Precision>& precisions();
 const ChoiceList<Sloppy>& sloppies();
+const ChoiceList<Stop>& stops();
 const ChoiceList<GaugeSource>& gauge_sources();
 const ChoiceList<SolveKind>& solve_kind_list();
 const ChoiceList<NoiseKind>& noise_kinds();

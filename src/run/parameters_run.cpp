@@ -403,6 +403,19 @@ void declare_solver(std::vector<Param>& out) {
   p.show = [](const View& v) { return str(sloppies().name(v.cfg.solver.sloppy)); };
   p.value = [](const View& v) -> InputAttribute::Value { return sloppies().name(v.cfg.solver.sloppy); };
   out.push_back(p);
+
+  p = Param{};
+  p.table = "solver", p.key = "stop", p.type = "string", p.def = "\"full\"", p.rule = stops().listed();
+  p.doc =
+      "The residual that must meet tol: \"full\", the true residual |b - M x| / |b| of the full system; or "
+      "\"normal\", QUDA's criterion for its even-odd CG, the true residual |c - A x_o| / |c| of the normal system "
+      "(A = Mhat^dag Mhat, c = Mhat^dag bhat), for one-to-one comparisons with QUDA: fewer iterations, and the full "
+      "residual, still computed and written as true_residual, may exceed tol (by a few times near critical kappa).";
+  p.example = "\"full\"", p.physics = always, p.attribute = "stop";
+  p.read = [](const io::InputValue& v, Target& t) { t.cfg.solver.stop = stops().read(v); };
+  p.show = [](const View& v) { return str(stops().name(v.cfg.solver.stop)); };
+  p.value = [](const View& v) -> InputAttribute::Value { return stops().name(v.cfg.solver.stop); };
+  out.push_back(p);
 }
 
 void declare_output(std::vector<Param>& out) {

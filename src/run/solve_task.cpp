@@ -121,6 +121,7 @@ CgParams cg_params(const Config& cfg, const SolveConfig& solve) {
   cp.tol = solve.tol.value_or(cfg.solver.tol);
   cp.max_iter = solve.max_iter.value_or(cfg.solver.max_iter);
   cp.reliable_delta = cfg.solver.reliable_delta;
+  cp.stop = cfg.solver.stop == Stop::Normal ? CgStop::Normal : CgStop::Full;
   cp.progress_every = cfg.log.progress_every;
   return cp;
 }
