@@ -282,6 +282,21 @@ std::string format_g(double v) {
   return buf;
 }
 
+// Rank 0 parses the header and every rank receives it; info's format, extents and precision; the extents checked
+// against g's (an error agreed by all ranks). Collective over comm.
+LimeLayout agreed_lime_layout(const std::string& path, const Geometry& g, Communicator& comm, GaugeFileInfo& info) {
+  LimeLayout L;
+  collective_step(comm, path, [&] {
+    if (comm.rank() == 0) L = parse_lime(path);
+  });
+  bcast_pod(comm, L);
+  info.format = "ildg";
+  info.extents = to_array(L.extents);
+  info.precision_bits = L.precision;
+  agree_on_error(comm, extents_mismatch(path, info.extents, g.global()));
+  return L;
+}
+
 }  // namespace
 
 bool looks_like_lime(const std::string& path) {
@@ -291,17 +306,9 @@ bool looks_like_lime(const std::string& path) {
 }
 
 GaugeFileInfo read_lime(const std::string& path, HostGauge& u, const ProcessGrid* grid, Communicator& comm) {
-  LimeLayout L;
-  collective_step(comm, path, [&] {
-    if (comm.rank() == 0) L = parse_lime(path);
-  });
-  bcast_pod(comm, L);
   const Geometry& g = u.geometry();
   GaugeFileInfo info;
-  info.format = "ildg";
-  info.extents = to_array(L.extents);
-  info.precision_bits = L.precision;
-  agree_on_error(comm, extents_mismatch(path, info.extents, g.global()));
+  const LimeLayout L = agreed_lime_layout(path, g, comm, info);
 
   const std::size_t link_bytes = 18 * static_cast<std::size_t>(L.precision / 8), site_bytes = 4 * link_bytes;
   const std::vector<unsigned char> block = read_site_block(path, L.data_offset, site_bytes, g, comm);
@@ -331,17 +338,9 @@ GaugeFileInfo read_lime(const std::string& path, HostGauge& u, const ProcessGrid
 }
 
 GaugeFileInfo read_lime(const std::string& path, DeviceGauge& u, MetricsRegistry& metrics, Communicator& comm) {
-  LimeLayout L;
-  collective_step(comm, path, [&] {
-    if (comm.rank() == 0) L = parse_lime(path);
-  });
-  bcast_pod(comm, L);
   const Geometry& g = u.geometry();
   GaugeFileInfo info;
-  info.format = "ildg";
-  info.extents = to_array(L.extents);
-  info.precision_bits = L.precision;
-  agree_on_error(comm, extents_mismatch(path, info.extents, g.global()));
+  const LimeLayout L = agreed_lime_layout(path, g, comm, info);
 
   const std::size_t link_bytes = 18 * static_cast<std::size_t>(L.precision / 8), site_bytes = 4 * link_bytes;
   const auto t0 = std::chrono::steady_clock::now();

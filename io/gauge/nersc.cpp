@@ -185,22 +185,29 @@ std::string hex32(std::uint32_t v) {
   return buf;
 }
 
-}  // namespace
-
-bool looks_like_nersc(const std::string& path) { return read_prefix(path, 12) == "BEGIN_HEADER"; }
-
-GaugeFileInfo read_nersc(const std::string& path, HostGauge& u, const ProcessGrid* grid, Communicator& comm) {
+// Rank 0 parses the header and every rank receives it; info's format, extents and precision; the extents checked
+// against g's (an error agreed by all ranks). Collective over comm.
+NerscLayout agreed_nersc_layout(const std::string& path, const Geometry& g, Communicator& comm, GaugeFileInfo& info) {
   NerscLayout L;
   collective_step(comm, path, [&] {
     if (comm.rank() == 0) L = parse_nersc(path);
   });
   bcast_pod(comm, L);
-  const Geometry& g = u.geometry();
-  GaugeFileInfo info;
   info.format = "nersc";
   info.extents = {L.extents[0], L.extents[1], L.extents[2], L.extents[3]};
   info.precision_bits = L.precision;
   agree_on_error(comm, extents_mismatch(path, info.extents, g.global()));
+  return L;
+}
+
+}  // namespace
+
+bool looks_like_nersc(const std::string& path) { return read_prefix(path, 12) == "BEGIN_HEADER"; }
+
+GaugeFileInfo read_nersc(const std::string& path, HostGauge& u, const ProcessGrid* grid, Communicator& comm) {
+  const Geometry& g = u.geometry();
+  GaugeFileInfo info;
+  const NerscLayout L = agreed_nersc_layout(path, g, comm, info);
 
   const std::size_t link_bytes = static_cast<std::size_t>(reals_per_link(L.rows) * (L.precision / 8));
   const std::size_t site_bytes = 4 * link_bytes;
@@ -230,17 +237,9 @@ GaugeFileInfo read_nersc(const std::string& path, HostGauge& u, const ProcessGri
 }
 
 GaugeFileInfo read_nersc(const std::string& path, DeviceGauge& u, MetricsRegistry& metrics, Communicator& comm) {
-  NerscLayout L;
-  collective_step(comm, path, [&] {
-    if (comm.rank() == 0) L = parse_nersc(path);
-  });
-  bcast_pod(comm, L);
   const Geometry& g = u.geometry();
   GaugeFileInfo info;
-  info.format = "nersc";
-  info.extents = {L.extents[0], L.extents[1], L.extents[2], L.extents[3]};
-  info.precision_bits = L.precision;
-  agree_on_error(comm, extents_mismatch(path, info.extents, g.global()));
+  const NerscLayout L = agreed_nersc_layout(path, g, comm, info);
 
   const std::size_t link_bytes = static_cast<std::size_t>(reals_per_link(L.rows) * (L.precision / 8));
   const std::size_t site_bytes = 4 * link_bytes;
