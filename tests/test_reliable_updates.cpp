@@ -101,11 +101,9 @@ TEST(ReliableUpdates, RandomGaugeMixedIterationsWithin5PercentOfDouble) {
   expect_iterations_within_5_percent(random_pair());
 }
 
-// With QUDA's criterion the fp32 recursion keeps up with fp64 on the untwisted field at this size (35 against 35
-// iterations; with stop = Full 43 against 36: cg.hpp).
-TEST(ReliableUpdates, UntwistedUnitGaugeStopNormalMixedIterationsWithin5PercentOfDouble) {
-  expect_iterations_within_5_percent(untwisted_normal_pair());
-}
+// No test that mixed keeps within 5% of double on the untwisted field with stop = Normal: it held at this size with
+// GCC (35 against 35 iterations) but not with clang's sanitizer build (40 against 35) nor at 12^3x24 (59 against 51):
+// the fp32 recursion's loss there depends on rounding details (cg.hpp).
 
 // stop = Normal: the normal system's true residual (the last history entry, recomputed at the update) meets tol, and
 // the reported true residual is the full system's, confirmed by the reference operator.
