@@ -297,6 +297,22 @@ LimeLayout agreed_lime_layout(const std::string& path, const Geometry& g, Commun
   return L;
 }
 
+// The ranks' summed checksum against the file's (when it states one): info.checksum "ok" or "none", or an error
+// agreed by all ranks. Collective over comm.
+void agree_on_checksum(const std::string& path, const LimeLayout& L, const ScidacChecksum& local, Communicator& comm,
+                       GaugeFileInfo& info) {
+  if (!L.has_checksum) {
+    info.checksum = "none";
+    return;
+  }
+  const ScidacChecksum sum = scidac_allreduce(local, comm);
+  if (sum.suma != L.suma || sum.sumb != L.sumb)
+    agree_on_error(comm, path + ": scidac-checksum mismatch: the file states suma " + hex32(L.suma) + " sumb " +
+                             hex32(L.sumb) + ", the data give suma " + hex32(sum.suma) + " sumb " + hex32(sum.sumb) +
+                             " (file corrupted)");
+  info.checksum = "ok";
+}
+
 }  // namespace
 
 bool looks_like_lime(const std::string& path) {
@@ -312,21 +328,13 @@ GaugeFileInfo read_lime(const std::string& path, HostGauge& u, const ProcessGrid
 
   const std::size_t link_bytes = 18 * static_cast<std::size_t>(L.precision / 8), site_bytes = 4 * link_bytes;
   const std::vector<unsigned char> block = read_site_block(path, L.data_offset, site_bytes, g, comm);
-  if (L.has_checksum) {
-    ScidacChecksum local;
+  ScidacChecksum local;
+  if (L.has_checksum)
     for (const BlockRow& r : block_rows(g))
       for (int i = 0; i < r.length; ++i)
         scidac_accumulate(local, r.global_site + i,
                           block.data() + static_cast<std::size_t>(r.local_lex + i) * site_bytes, site_bytes);
-    const ScidacChecksum sum = scidac_allreduce(local, comm);
-    if (sum.suma != L.suma || sum.sumb != L.sumb)
-      agree_on_error(comm, path + ": scidac-checksum mismatch: the file states suma " + hex32(L.suma) + " sumb " +
-                               hex32(L.sumb) + ", the data give suma " + hex32(sum.suma) + " sumb " + hex32(sum.sumb) +
-                               " (file corrupted)");
-    info.checksum = "ok";
-  } else {
-    info.checksum = "none";
-  }
+  agree_on_checksum(path, L, local, comm, info);
   for (std::int64_t lex = 0; lex < g.local_volume(); ++lex) {
     int x[4];
     g.local_coords(lex, x);
@@ -370,16 +378,7 @@ GaugeFileInfo read_lime(const std::string& path, DeviceGauge& u, MetricsRegistry
   info.staging_bytes = held + stage.host_bytes();
   metrics.record("setup_gauge_read", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0,
                  static_cast<double>(g.local_volume()) * (site_bytes + 4 * sizeof(SU3<double>)));
-  if (L.has_checksum) {
-    const ScidacChecksum sum = scidac_allreduce(local, comm);
-    if (sum.suma != L.suma || sum.sumb != L.sumb)
-      agree_on_error(comm, path + ": scidac-checksum mismatch: the file states suma " + hex32(L.suma) + " sumb " +
-                               hex32(L.sumb) + ", the data give suma " + hex32(sum.suma) + " sumb " + hex32(sum.sumb) +
-                               " (file corrupted)");
-    info.checksum = "ok";
-  } else {
-    info.checksum = "none";
-  }
+  agree_on_checksum(path, L, local, comm, info);
   finish_read_device(path, u, metrics, comm, info);
   return info;
 }

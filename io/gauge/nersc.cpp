@@ -200,6 +200,21 @@ NerscLayout agreed_nersc_layout(const std::string& path, const Geometry& g, Comm
   return L;
 }
 
+// The ranks' summed checksum against the header's (when it states one): info.checksum "ok" or "none", or an error
+// agreed by all ranks. Collective over comm.
+void agree_on_checksum(const std::string& path, const NerscLayout& L, std::uint32_t local, Communicator& comm,
+                       GaugeFileInfo& info) {
+  if (!L.has_checksum) {
+    info.checksum = "none";
+    return;
+  }
+  const std::uint32_t sum = nersc_checksum_allreduce(local, comm);
+  if (sum != L.checksum)
+    agree_on_error(comm, path + ": CHECKSUM mismatch: the header states " + hex32(L.checksum) + ", the data give " +
+                             hex32(sum) + " (file corrupted)");
+  info.checksum = "ok";
+}
+
 }  // namespace
 
 bool looks_like_nersc(const std::string& path) { return read_prefix(path, 12) == "BEGIN_HEADER"; }
@@ -212,16 +227,8 @@ GaugeFileInfo read_nersc(const std::string& path, HostGauge& u, const ProcessGri
   const std::size_t link_bytes = static_cast<std::size_t>(reals_per_link(L.rows) * (L.precision / 8));
   const std::size_t site_bytes = 4 * link_bytes;
   const std::vector<unsigned char> block = read_site_block(path, L.data_offset, site_bytes, g, comm);
-  if (L.has_checksum) {
-    const std::uint32_t sum =
-        nersc_checksum_allreduce(nersc_checksum_words(block.data(), block.size(), L.big_endian != 0), comm);
-    if (sum != L.checksum)
-      agree_on_error(comm, path + ": CHECKSUM mismatch: the header states " + hex32(L.checksum) + ", the data give " +
-                               hex32(sum) + " (file corrupted)");
-    info.checksum = "ok";
-  } else {
-    info.checksum = "none";
-  }
+  const std::uint32_t local = L.has_checksum ? nersc_checksum_words(block.data(), block.size(), L.big_endian != 0) : 0;
+  agree_on_checksum(path, L, local, comm, info);
   for (std::int64_t lex = 0; lex < g.local_volume(); ++lex) {
     int x[4];
     g.local_coords(lex, x);
@@ -265,15 +272,7 @@ GaugeFileInfo read_nersc(const std::string& path, DeviceGauge& u, MetricsRegistr
   info.staging_bytes = held + stage.host_bytes();
   metrics.record("setup_gauge_read", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0,
                  static_cast<double>(g.local_volume()) * (site_bytes + 4 * sizeof(SU3<double>)));
-  if (L.has_checksum) {
-    const std::uint32_t sum = nersc_checksum_allreduce(local, comm);
-    if (sum != L.checksum)
-      agree_on_error(comm, path + ": CHECKSUM mismatch: the header states " + hex32(L.checksum) + ", the data give " +
-                               hex32(sum) + " (file corrupted)");
-    info.checksum = "ok";
-  } else {
-    info.checksum = "none";
-  }
+  agree_on_checksum(path, L, local, comm, info);
   std::optional<HeaderValue> hp, ht;
   if (L.has_plaquette) hp = HeaderValue{L.plaquette, L.plaquette_res};
   if (L.has_link_trace) ht = HeaderValue{L.link_trace, L.link_trace_res};
