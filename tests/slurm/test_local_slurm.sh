@@ -400,6 +400,8 @@ for k in "${!job[@]}"; do
   if [[ ${final[$k]} != COMPLETED || $(job_field "$id" ExitCode) != 0:0 ]]; then
     fail "job $k ($id): JobState=${final[$k]} ExitCode=$(job_field "$id" ExitCode); its output:"
     tail -n 30 "$(job_field "$id" StdOut)" >&2 || true
+    # A cancelled merge job ran nothing: the array tasks' outputs say why (afterok failed).
+    [[ $k != ensemble_merge ]] || tail -n 20 "$work"/ensemble_array/emprism-ensemble-*.out >&2 || true
   fi
   grep -q "JobId=$id .*JobState=COMPLETED" "$tmp/log/jobcomp.txt" || fail "job $k ($id): no COMPLETED jobcomp record"
 done
