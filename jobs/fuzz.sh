@@ -74,8 +74,10 @@ fuzz_one() {
       cp "$REPO_ROOT/tests/fuzz/corpus/$s"/* "$work/corpus/" 2>/dev/null || true
     fi
   done
-  if ! (cd "$work" && "$BUILD/tests/fuzz/$h" -max_total_time="$SECONDS_PER_HARNESS" -timeout=1 -rss_limit_mb=2048 \
-    -max_len=65536 -print_final_stats=1 corpus >"$work/log" 2>&1); then
+  # One OpenMP thread: the harnesses run JOBS at once, one per core (two threads per harness halve the device
+  # harness's inputs per second, the readers' parallel loops being short).
+  if ! (cd "$work" && OMP_NUM_THREADS=1 "$BUILD/tests/fuzz/$h" -max_total_time="$SECONDS_PER_HARNESS" -timeout=1 \
+    -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 corpus >"$work/log" 2>&1); then
     echo "fuzz.sh: FAIL: $h found an input that breaks it (see $work):"
     grep -E "ERROR|SUMMARY|terminate|Test unit written" "$work/log" | head -10
     return 1
