@@ -254,6 +254,9 @@ JobCompLoc=$tmp/log/jobcomp.txt
 ReturnToService=2
 MinJobAge=600
 KillWait=5
+# RPC timeouts of 60 s (default 10): on this 2-core machine loaded by builds, a step launch once failed ("task launch
+# failed: Unspecified error").
+MessageTimeout=60
 InactiveLimit=0
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=$mem State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=30 State=UP
