@@ -2,11 +2,12 @@
 # jobs/fuzz.sh: the sanitizer and fuzzing stage of CI (.ci/run), or by hand. Builds the CPU backend with clang,
 # AddressSanitizer and UndefinedBehaviorSanitizer (-O1 -g, libFuzzer's coverage instrumentation) into build-san/,
 # only the targets it needs: the GoogleTest binary emprism_tests and the libFuzzer harnesses of tests/fuzz (the TOML
-# reader, each gauge file reader). Then
+# reader, each gauge file reader, the gauge readers' device path). Then
 #   1. runs the unit tests in emprism_tests once under the sanitizers (EMPRISM_SAN_JOBS GoogleTest shards at once,
 #      gtest filter EMPRISM_SAN_FILTER; a failure or any sanitizer report fails the stage),
 #   2. runs each harness for EMPRISM_FUZZ_SECONDS (default 20) from its checked-in seed corpus tests/fuzz/corpus/<name>
-#      (copied to a scratch directory, so the repository is not written), 1 s per input at most, 2 GB of memory;
+#      (fuzz_gauge_device: the four gauge corpora; copied to a scratch directory, so the repository is not written),
+#      1 s per input at most, 2 GB of memory, JOBS harnesses at once;
 #      a crash, a sanitizer report, an uncaught exception or a timeout fails the stage and leaves the input in
 #      build-san/fuzz/<name>/ (crash-*, timeout-*, oom-*).
 # Prints the time of each step. Needs clang, libclang-rt-dev and libomp-dev (jobs/setup.sh installs them).
@@ -33,7 +34,7 @@ mkdir -p "$BUILD"
 cmake -S "$REPO_ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Debug -DEMPRISM_BACKEND=CPU -DEMPRISM_FUZZ=ON \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_CXX_FLAGS="-O1 -g $SAN -fsanitize=fuzzer-no-link" -DCMAKE_EXE_LINKER_FLAGS="$SAN" >"$BUILD/fuzz-configure.log"
-HARNESSES=(fuzz_toml fuzz_gauge_ildg fuzz_gauge_nersc fuzz_gauge_openqcd fuzz_gauge_milc)
+HARNESSES=(fuzz_toml fuzz_gauge_ildg fuzz_gauge_nersc fuzz_gauge_openqcd fuzz_gauge_milc fuzz_gauge_device)
 cmake --build "$BUILD" -j "$JOBS" --target emprism_tests "${HARNESSES[@]}" >"$BUILD/fuzz-build.log" 2>&1 ||
   { tail -50 "$BUILD/fuzz-build.log"; exit 1; }
 t_build=$(date +%s)
@@ -61,16 +62,22 @@ t_tests=$(date +%s)
 
 # fuzz_one HARNESS: runs it from its seed corpus for SECONDS_PER_HARNESS s and prints its result; fails on a finding.
 fuzz_one() {
-  local h=$1 name work
+  local h=$1 name work seeds
   name=${h#fuzz_}
   name=${name#gauge_}
   work="$BUILD/fuzz/$name"
   rm -rf "$work" && mkdir -p "$work/corpus"
-  if [[ -d "$REPO_ROOT/tests/fuzz/corpus/$name" ]]; then  # every harness has seeds (openqcd, milc: make_seeds.py)
-    cp "$REPO_ROOT/tests/fuzz/corpus/$name"/* "$work/corpus/" 2>/dev/null || true
-  fi
-  if ! (cd "$work" && "$BUILD/tests/fuzz/$h" -max_total_time="$SECONDS_PER_HARNESS" -timeout=1 -rss_limit_mb=2048 \
-    -max_len=65536 -print_final_stats=1 corpus >"$work/log" 2>&1); then
+  seeds=("$name")
+  if [[ $name == device ]]; then seeds=(ildg nersc openqcd milc); fi  # the device path reads every format
+  for s in "${seeds[@]}"; do  # every harness has seeds (openqcd, milc: make_seeds.py)
+    if [[ -d "$REPO_ROOT/tests/fuzz/corpus/$s" ]]; then
+      cp "$REPO_ROOT/tests/fuzz/corpus/$s"/* "$work/corpus/" 2>/dev/null || true
+    fi
+  done
+  # One OpenMP thread: the harnesses run JOBS at once, one per core (two threads per harness halve the device
+  # harness's inputs per second, the readers' parallel loops being short).
+  if ! (cd "$work" && OMP_NUM_THREADS=1 "$BUILD/tests/fuzz/$h" -max_total_time="$SECONDS_PER_HARNESS" -timeout=1 \
+    -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 corpus >"$work/log" 2>&1); then
     echo "fuzz.sh: FAIL: $h found an input that breaks it (see $work):"
     grep -E "ERROR|SUMMARY|terminate|Test unit written" "$work/log" | head -10
     return 1

@@ -330,6 +330,47 @@ def test_damaged_gauge_file_is_exit_two_with_one_line(emprism_binary, tmp_path, 
     assert not (tmp_path / "out.h5").exists() and not (tmp_path / "out.h5.partial").exists()
 
 
+def write_openqcd_unit(path, extents):
+    """An openQCD file (export_cnfg: little-endian int32 N0..N3 with N0 = time, double plaquette 3, then per odd point
+    its 8 links as 3x3 complex double) of the unit field on extents (Lx, Ly, Lz, Lt)."""
+    import struct
+    lx, ly, lz, lt = extents
+    unit = struct.pack("<18d", 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0)
+    path.write_bytes(struct.pack("<4id", lt, lx, ly, lz, 3.0) + unit * (8 * lx * ly * lz * lt // 2))
+
+
+@pytest.mark.parametrize("ranks,procs,damage", [(2, "[1, 1, 1, 2]", "truncated"), (4, "[1, 2, 2, 1]", "truncated"),
+                                                (2, "[2, 1, 1, 1]", "bad_link"), (4, "[2, 1, 1, 2]", "bad_link")])
+def test_damaged_openqcd_file_is_exit_two_on_every_rank(emprism_binary, tmp_path, ranks, procs, damage):
+    """gauge.source = "file" reads to the device, each rank its block and halo from the file: a truncated file, or one
+    link of the last record not in SU(3) (a backward link: U_z at (3, 3, 1, 7), on the last rank in t and x), ends
+    every rank with exit 2 and one line."""
+    import struct
+    tmp_path.mkdir(exist_ok=True)
+    cfg = tmp_path / "cfg.oqcd"
+    write_openqcd_unit(cfg, (4, 4, 4, 8))
+    data = bytearray(cfg.read_bytes())
+    if damage == "truncated":
+        data = data[: len(data) - 1000]
+        what = "truncated"
+    else:
+        # The last odd point is openQCD's (x0, x1, x2, x3) = (7, 3, 3, 2); its last link U(x - 3, 3) is our U_z at
+        # (x, y, z, t) = (3, 3, 1, 7); its first real part 2 instead of 1.
+        data[len(data) - 144 : len(data) - 136] = struct.pack("<d", 2.0)
+        what = "link U_z at site (x, y, z, t) = (3, 3, 1, 7) is not in SU(3)"
+    cfg.write_bytes(bytes(data))
+    body = body_with(g=('source = "random"\nwidth = 0.4\nseed = 5\n', 'source = "file"\nfile = "cfg.oqcd"\n'
+                        'format = "openqcd"\n'),
+                     e=("extents = [4, 4, 4, 8]", "extents = [4, 4, 4, 8]\nprocs = " + procs))
+    proc = run(emprism_binary, tmp_path, ranks=ranks, body=body)
+    assert proc.returncode == 2, describe(proc)
+    lines = error_lines(proc)
+    assert len(lines) == 1 and lines[0].startswith(ERROR + "run.toml: gauge.file: cfg.oqcd: "), describe(proc)
+    assert what in lines[0], describe(proc)
+    assert "MPI_ABORT" not in proc.stderr_text, describe(proc)
+    assert not (tmp_path / "out.h5").exists() and not (tmp_path / "out.h5.partial").exists()
+
+
 def test_directory_as_gauge_file_is_refused(emprism_binary, tmp_path):
     (tmp_path / "cfgdir").mkdir(parents=True)
     body = body_with(g=('source = "random"\nwidth = 0.4\nseed = 5\n', 'source = "file"\nfile = "cfgdir"\n'))
