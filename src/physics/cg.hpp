@@ -17,14 +17,20 @@
 // finite (CgResult::nonfinite; checked every iteration), or when p^dag A p is no longer positive. The returned x and
 // true_residual are always those of the solution reached (the full system's true residual recomputed at the end).
 // With Ro = Ri it is plain CG whose residual is replaced by the true one only when it meets the target or its floor.
-// Iterations of mixed against double (measured on the CPU, 2026-11-24, tol 1e-10, kappa 0.124, csw 1): on the unit
-// gauge field with theta = 0 the fp32 recursion follows the fp64 one to ~1e-9 of the normal residual, but the rounding
-// of its plateau phase (|r|/|c| ~ 2e-3 at 12^3x24) re-populates directions CG had resolved at ~1e-10, which costs the
-// final superlinear phase: 43 against 36 iterations at 8^3x16, 64 against 52 at 12^3x24 (stop = Full). Continuing the
-// same recursion in Ro from a true residual within F = 10 ... 1e8 of the target ("precise finish") changes neither
-// count, nor do reliable_delta (0.5 ... 1e-4) or accumulating x in fp64 every iteration: only Ro from the start does.
+// Iterations of mixed against double (CPU, GCC, 2026-11-24, tol 1e-10, kappa 0.124, csw 1, unit gauge, theta = 0,
+// one Gaussian source, stop = Full; double / fp32 sloppy / half sloppy): 36 / 41 / 46 at 8^3x16, 52 / 60 / 67 at
+// 12^3x24, 70 / 79 at 16^3x32. Where the loss comes from (issue 17: parts of the sloppy A p replaced, fp32 sloppy):
+// the recursion (r, p, x) in fp64 with only A p in fp32 keeps 41 and 60; the fp64 operator with p, A_ee^-1 H_eo p,
+// v = Mhat p and w all rounded to fp32 between its kernels gives 36, 52 and 70: the double counts. So storing every
+// vector in fp32 costs nothing; the fp32 arithmetic inside the stencil does (its rounding is relative to |p|, not to
+// the small |Mhat p| of the low modes, and acts as noise that lifts the free spectrum's degeneracy, which the fp64 CG
+// exploits: twists theta = (0.01, 0.02, 0.03) pi cost the fp64 CG itself 36 -> 43 at 8^3x16). Only the xpay
+// epilogues in fp64: 44. No effect (8^3x16, 12^3x24): QUDA's Polak-Ribiere beta (<r_new, r_new - r_old> / |r_old|^2),
+// pAp = Re<p, A p> instead of |Mhat p|^2, kappa exact in fp32, reliable_delta (0.5 ... 1e-4), a precise finish in
+// Ro, x accumulated in fp64 every iteration. The cure: fp64 arithmetic on fp32 fields in the sloppy operator (what
+// the 36 / 52 / 70 runs emulate: no extra bytes, fp64 flops and registers; not built).
 // With stop = Normal: 35 against 35 at 8^3x16 built by GCC (40 against 35 by clang with ASan) and 59 against 51 at
-// 12^3x24. On random fields (kappa 0.2) or with twisted phases the counts are equal with either stop.
+// 12^3x24. On random fields (kappa 0.2: 445 / 446 at 8^3x16) or with twisted phases the counts are equal.
 // The residual history holds, per CG iteration, |r| / |c| of the normal system: the iterated residual, or the true
 // one where a reliable update replaced it. Collective (reductions) on all ranks.
 // Global sums: two per CG iteration, one double each: |Mhat p|^2 (oe_clover's epilogue writes it per site; it is
