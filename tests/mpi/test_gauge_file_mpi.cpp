@@ -54,6 +54,7 @@ const Extents kGlobal = {4, 4, 4, 8};
 constexpr std::uint64_t kSeed = 424242;
 int g_rank = 0, g_size = 1;
 using emprism::test::check;
+using emprism::test::collective_error;
 
 std::string str(const Extents& e) {
   return "[" + std::to_string(e[0]) + ", " + std::to_string(e[1]) + ", " + std::to_string(e[2]) + ", " +
@@ -92,25 +93,6 @@ double max_difference(const HostGauge& a, const HostGauge& b, int lo, int extra)
                 d = std::fmax(d, std::fabs(a.at(x, mu).e[i][j].im - b.at(x, mu).e[i][j].im));
               }
   return d;
-}
-
-// Runs f on every rank; returns the InputError message (empty if none) and checks that every rank got the same.
-template <typename F>
-std::string collective_error(F&& f, const std::string& label) {
-  std::string msg;
-  try {
-    f();
-  } catch (const InputError& e) {
-    msg = e.what();
-  }
-  // Compare with rank 0's message.
-  std::string root = msg;
-  unsigned long n = root.size();
-  MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG, 0, MPI_COMM_WORLD);
-  root.resize(n);
-  MPI_Bcast(root.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD);
-  check(msg == root, label + ": rank's error '" + msg + "' differs from rank 0's '" + root + "'");
-  return msg;
 }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }

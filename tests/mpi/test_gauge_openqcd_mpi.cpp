@@ -45,6 +45,7 @@ using emprism::ProcessGrid;
 using emprism::io::GaugeFileInfo;
 using emprism::io::GaugeFormat;
 using emprism::test::check;
+using emprism::test::collective_error;
 
 const Extents kGlobal = {4, 8, 12, 16};  // (Lx, Ly, Lz, Lt): every extent a multiple of 4, all different
 constexpr std::uint64_t kSeed = 20261124;
@@ -69,24 +70,6 @@ std::vector<Extents> grids(int n) {
         if (ok) out.push_back(d);
       }
   return out;
-}
-
-// The InputError message of f on this rank ("" if none); checks that every rank got rank 0's.
-template <typename F>
-std::string collective_error(F&& f, const std::string& label) {
-  std::string msg;
-  try {
-    f();
-  } catch (const InputError& e) {
-    msg = e.what();
-  }
-  std::string root = msg;
-  unsigned long n = root.size();
-  MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG, 0, MPI_COMM_WORLD);
-  root.resize(n);
-  MPI_Bcast(root.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD);
-  check(msg == root, label + ": this rank's error '" + msg + "' differs from rank 0's '" + root + "'");
-  return msg;
 }
 
 // Rank 0 writes bytes to path; every rank returns once it is there.

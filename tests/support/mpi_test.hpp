@@ -7,6 +7,8 @@
 // force_halo() read the form "px py pz pt [force mask]" (e.g. "1 1 1 2 1000": a 1x1x1x2 grid, halo forced in x);
 // options: option("--name") is the value of "--name=value" (or the word after "--name"), flag("--name") whether it is
 // given, option_grid() reads "--grid px,py,pz,pt". skip() on every rank ends the test as skipped (exit 77).
+// collective_error(f, label) runs f on every rank and returns the InputError message it threw ("" if none), checking
+// that every rank got rank 0's message (collective).
 // Who may call: the MPI test programs; check() from any rank at any time.
 #pragma once
 
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "comm/communicator.hpp"
+#include "kernels/errors.hpp"
 
 namespace emprism::test {
 
@@ -56,6 +59,20 @@ class MpiTest {
 MpiTest& current_mpi_test();
 // current_mpi_test().check(ok, what).
 void check(bool ok, const std::string& what);
+// Checks that msg, this rank's message, is rank 0's (label names the step in the failure line); returns msg.
+// Collective over the running test's communicator.
+std::string agreed_message(const std::string& msg, const std::string& label);
+
+template <typename F>
+std::string collective_error(F&& f, const std::string& label) {
+  std::string msg;
+  try {
+    f();
+  } catch (const InputError& e) {
+    msg = e.what();
+  }
+  return agreed_message(msg, label);
+}
 
 }  // namespace emprism::test
 

@@ -97,6 +97,13 @@ MpiTest& current_mpi_test() { return *g_test; }
 
 void check(bool ok, const std::string& what) { current_mpi_test().check(ok, what); }
 
+std::string agreed_message(const std::string& msg, const std::string& label) {
+  std::string root = msg;
+  broadcast(current_mpi_test().comm(), root);
+  check(msg == root, label + ": this rank's error '" + msg + "' differs from rank 0's '" + root + "'");
+  return msg;
+}
+
 }  // namespace emprism::test
 
 int main(int argc, char** argv) {
