@@ -214,16 +214,30 @@ void check_reconstruct(const Config& cfg, RunGauge& gauge, Communicator& comm, S
   spdlog::info("links stored in {} reals (dirac.reconstruct): every link in SU(3) and packed within {:.0e}", rc, tol);
 }
 
+// The plaquette and link trace into summary: those computed where the field was made (observed), else from its host
+// copy; logged. Collective.
+void observe_gauge(const Config& cfg, RunGauge& gauge, const std::optional<GaugeObservables>& observed,
+                   Communicator& comm, GaugeSummary& summary) {
+  summary.plaquette = observed ? observed->plaquette : plaquette(gauge.host(), &comm);
+  summary.link_trace = observed ? observed->link_trace : link_trace(gauge.host(), &comm);
+  spdlog::info("gauge field: {}, plaquette {:.12f}, link trace {:.12f}", gauge_description(cfg), summary.plaquette,
+               summary.link_trace);
+}
+
+// The operator from the field where it was made (on the device: no host copy of it).
+std::unique_ptr<Solver> solver_for(const SolverConfig& sc, Context& ctx, const Geometry& geom, RunGauge& gauge,
+                                   const DiracParams& dirac) {
+  return gauge.device() ? make_solver(sc.precision, sc.sloppy, ctx, geom, *gauge.device(), dirac)
+                        : make_solver(sc.precision, sc.sloppy, ctx, geom, gauge.host(), dirac);
+}
+
 // The field of gauge.source, then [generate]'s configurations; the summary is of the field solved on.
 RunGauge gauge_field(const Config& cfg, const Geometry& geom, const ProcessGrid& grid, Communicator& comm,
                      MetricsRegistry& metrics, SetupClock& setup, GaugeSummary& summary) {
   std::optional<GaugeObservables> observed;  // computed where the field was made (on the device without [generate])
   RunGauge gauge = make_run_gauge(cfg, geom, grid, comm, metrics, &summary.origin, &observed);
   setup.step("gauge");
-  summary.plaquette = observed ? observed->plaquette : plaquette(gauge.host(), &comm);
-  summary.link_trace = observed ? observed->link_trace : link_trace(gauge.host(), &comm);
-  spdlog::info("gauge field: {}, plaquette {:.12f}, link trace {:.12f}", gauge_description(cfg), summary.plaquette,
-               summary.link_trace);
+  observe_gauge(cfg, gauge, observed, comm, summary);
   setup.step("observables");
   if (!cfg.generate.enabled) return gauge;
   GenerateTask(cfg, metrics).execute(gauge.host(), grid, comm, &summary.origin);  // (a host field: make_run_gauge)
@@ -384,17 +398,12 @@ void run_member(EnsembleRun& r, std::size_t index) {
   GaugeSummary summary;
   std::optional<GaugeObservables> observed;  // the file read straight to the device, its observables computed there
   RunGauge gauge = make_run_gauge(one, r.geom, r.grid, r.comm, r.metrics, &summary.origin, &observed);
-  summary.plaquette = observed ? observed->plaquette : plaquette(gauge.host(), &r.comm);
-  summary.link_trace = observed ? observed->link_trace : link_trace(gauge.host(), &r.comm);
-  spdlog::info("gauge field: {}, plaquette {:.12f}, link trace {:.12f}", gauge_description(one), summary.plaquette,
-               summary.link_trace);
+  observe_gauge(one, gauge, observed, r.comm, summary);
   r.times.gauge += seconds_since(t);
   t = std::chrono::steady_clock::now();
   r.store.file().set_root("/configs/" + m.id);
   write_or_check_gauge(r, one, m, gauge, summary);
-  const std::unique_ptr<Solver> solver =
-      gauge.device() ? make_solver(r.cfg.solver.precision, r.cfg.solver.sloppy, r.ctx, r.geom, *gauge.device(), r.dirac)
-                     : make_solver(r.cfg.solver.precision, r.cfg.solver.sloppy, r.ctx, r.geom, gauge.host(), r.dirac);
+  const std::unique_ptr<Solver> solver = solver_for(r.cfg.solver, r.ctx, r.geom, gauge, r.dirac);
   r.times.setup += seconds_since(t);
   TaskContext tasks{r.cfg, r.comm, r.grid, r.geom, r.metrics, gauge, r.dirac, *solver, r.store.file(), &r.times};
   r.all_converged = run_tasks(r.cfg, tasks, r.store, m.id, r.done) && r.all_converged;
@@ -472,11 +481,7 @@ int execute(const Config& cfg, Communicator& comm, const ProcessGrid& grid) {
     write_gauge_group(store, cfg, gauge, summary);
     setup.step("header");
 
-    // the operator from the field where it was made (a random field: on the device, no host copy)
-    const SolverConfig& sc = cfg.solver;
-    const std::unique_ptr<Solver> solver = gauge.device()
-                                               ? make_solver(sc.precision, sc.sloppy, ctx, geom, *gauge.device(), dirac)
-                                               : make_solver(sc.precision, sc.sloppy, ctx, geom, gauge.host(), dirac);
+    const std::unique_ptr<Solver> solver = solver_for(cfg.solver, ctx, geom, gauge, dirac);
     setup.step("operator");
     setup.log();
     phase(times.setup);
