@@ -33,7 +33,8 @@ def main(path):
         v = k.get(m)
         return fmt.format(v * scale) if isinstance(v, float) else "-"
 
-    print(f"{'us':>8} {'read MB':>8} {'write MB':>8} {'GB/s':>7} {'L2 hit%':>7} {'occ%':>5} {'regs':>4} {'block':>5}  kernel")
+    print(f"{'us':>8} {'read MB':>8} {'write MB':>8} {'GB/s':>7} {'L2 hit%':>7} {'occ%':>5} {'regs':>4} "
+          f"{'block':>5}  kernel")
     for _, k in sorted(rows.items(), key=lambda kv: int(kv[0])):
         t = k.get("gpu__time_duration.sum")
         rd, wr = k.get("dram__bytes_read.sum"), k.get("dram__bytes_write.sum")
@@ -42,7 +43,8 @@ def main(path):
               f"{get(k, 'dram__bytes_write.sum', 1e-6):>8} {('%.0f' % rate) if rate else '-':>7} "
               f"{get(k, 'lts__t_sector_hit_rate.pct'):>7} "
               f"{get(k, 'sm__warps_active.avg.pct_of_peak_sustained_active', 1, '{:.0f}'):>5} "
-              f"{get(k, 'launch__registers_per_thread', 1, '{:.0f}'):>4} {get(k, 'launch__block_size', 1, '{:.0f}'):>5}  {k['name']}")
+              f"{get(k, 'launch__registers_per_thread', 1, '{:.0f}'):>4} "
+              f"{get(k, 'launch__block_size', 1, '{:.0f}'):>5}  {k['name']}")
 
 
 if __name__ == "__main__":
