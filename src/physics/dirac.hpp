@@ -20,9 +20,9 @@
 // bitwise the same result.
 // Precisions: R = double, float, and Half (kernels/half.hpp: the spinors in 16-bit fixed point, arithmetic and links
 // in fp32, A^-1 in 16-bit fixed point with a norm per chiral block (kernels/clover_half.hpp), A not kept (no kernel of
-// the half operator reads it: only the CG's Mhat and Mhat^dag Mhat are instantiated, never apply_m, apply_clover,
-// prepare_source or reconstruct); the sloppy operator of solver.sloppy = "half", built from a double operator, links of
-// 18 or 12 reals). Minimum bytes count each field in its stored format.
+// the half operator reads it: only the CG's Mhat and Mhat^dag Mhat and the four hot kernels are instantiated, never
+// apply_m, apply_mhat_dag, apply_clover, prepare_source or reconstruct); the sloppy operator of solver.sloppy = "half",
+// built from a double operator, links of 18 or 12 reals). Minimum bytes count each field in its stored format.
 // Who may call: every rank of the process grid, in the same order (the halo exchange is collective; the
 // constructor and the destructor are collective too when a direction is partitioned).
 #pragma once
