@@ -6,6 +6,9 @@
 //   gauge, both parities:  element = one link in its format (SU3, or 12 or 8 reals: kernels/link_format.hpp),
 //                          sub-array [parity][mu], each with stride = sites of a parity
 //   clover of one parity:  element = CloverSite (A or A^-1, 72 reals), stride = sites of the parity
+//   half clover:           per chiral block b, element = CloverBlock16 (9 blocks of 8 B), stride = sites of the
+//                          parity, the two blocks one after the other; then a float norm per (block, site) at
+//                          norm[b * sites + i] (kernels/clover_half.hpp)
 //   half spinor field:     per chiral half b, element = ChiralHalf16 (3 blocks of 8 B), stride = sites of the
 //                          parity, the two halves one after the other; then a float norm per (half, site) at
 //                          norm[b * sites + i] (kernels/half.hpp)
@@ -18,6 +21,7 @@
 #include <type_traits>
 
 #include "kernels/clover_block.hpp"
+#include "kernels/clover_half.hpp"
 #include "kernels/half.hpp"
 #include "kernels/link_format.hpp"
 
@@ -224,6 +228,33 @@ struct CloverView {
   EMPRISM_HD void store(int cb, const CloverSite<R>& c) const { a.store(cb, c); }
   EMPRISM_HD void store_block(int cb, int b, const CloverBlock<R>& m) const {
     a.template store_part<CloverBlock<R>>(cb, b * kBlockBlocks, m);
+  }
+};
+
+// The clover term of the half operator (A^-1 only) in 16-bit fixed point (kernels/clover_half.hpp): load_block returns
+// the block as stored with its scale, which block_mul multiplies with directly; load returns both blocks in fp32 (host
+// code and tests).
+template <>
+struct CloverView<Half> {
+  using B = BlockOf<CloverBlock16>;
+  B* q = nullptr;
+  float* norm = nullptr;
+  int sites = 0;
+  EMPRISM_HD BlockedArray<CloverBlock16> part(int b) const {
+    return BlockedArray<CloverBlock16>{q + static_cast<std::int64_t>(b) * BlockedArray<CloverBlock16>::kBlocks * sites,
+                                       sites};
+  }
+  EMPRISM_HD CloverBlockQ load_block(int cb, int b) const {
+    return CloverBlockQ{part(b).load(cb), norm[b * sites + cb] * (1.0f / kHalfScale)};
+  }
+  EMPRISM_HD void store_block(int cb, int b, const CloverBlock<float>& m) const {
+    float n;
+    const CloverBlock16 v = quantize_block(m, n);
+    part(b).store(cb, v);
+    norm[b * sites + cb] = n;
+  }
+  EMPRISM_HD CloverSite<float> load(int cb) const {
+    return CloverSite<float>{{dequantize_block(load_block(cb, 0)), dequantize_block(load_block(cb, 1))}};
   }
 };
 

@@ -96,8 +96,8 @@ EMPRISM_HD inline void apply_hopping(const HoppingArg<R>& a, const int x[4], int
 template <typename R>
 struct DiracArg {
   HoppingArg<R> hop;
-  CloverView<real_t<R>> clover;  // C of the output parity
-  SpinorView<R> x;               // xpay input, output parity
+  CloverView<R> clover;  // C of the output parity (Half: A^-1 in 16 bits, kernels/clover_half.hpp)
+  SpinorView<R> x;       // xpay input, output parity
   SpinorView<R> out;
   SpinorView<R> out2;
   double* site_norm = nullptr;  // EpiCloverXpay: |v|^2 per site when set
