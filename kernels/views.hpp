@@ -244,7 +244,10 @@ struct CloverView<Half> {
     return BlockedArray<CloverBlock16>{q + static_cast<std::int64_t>(b) * BlockedArray<CloverBlock16>::kBlocks * sites,
                                        sites};
   }
-  EMPRISM_HD CloverBlockQ load_block(int cb, int b) const {
+  EMPRISM_HD CloverBlockQ load_block(int cb, int b) const {  // streaming, as CloverView<R>::load_block
+    return CloverBlockQ{part(b).template load<true>(cb), norm[b * sites + cb] * (1.0f / kHalfScale)};
+  }
+  EMPRISM_HD CloverBlockQ load_block_kept(int cb, int b) const {
     return CloverBlockQ{part(b).load(cb), norm[b * sites + cb] * (1.0f / kHalfScale)};
   }
   EMPRISM_HD void store_block(int cb, int b, const CloverBlock<float>& m) const {
