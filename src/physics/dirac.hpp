@@ -20,7 +20,12 @@
 // bitwise the same result.
 // Precisions: R = double, float, and Half (kernels/half.hpp: the spinors in 16-bit fixed point, arithmetic, links and
 // clover in fp32; the sloppy operator of solver.sloppy = "half", built from a double operator, links of 18 or 12
-// reals; only what the CG needs is instantiated). Minimum bytes count each field in its stored format.
+// reals; only what the CG needs is instantiated), and Fp32Fp64 (kernels/half.hpp: every field stored in fp32, every
+// arithmetic in fp64; the sloppy operator of solver.sloppy = "single_fp64", built like the half one, links of 18 or 12
+// reals; its halo faces are exchanged in fp64, the precision its hops are computed in: no rounding of the hops that
+// cross ranks and no format of its own in the packing kernels and the transport, for twice the face bytes of fp32,
+// a small part of an application's; a boundary site's interior partial sum waits for the exterior kernel in the
+// output field, rounded to fp32 like every stored field). Minimum bytes count each field in its stored format.
 // Who may call: every rank of the process grid, in the same order (the halo exchange is collective; the
 // constructor and the destructor are collective too when a direction is partitioned).
 #pragma once
@@ -73,8 +78,8 @@ class WilsonClover {
 
   const Geometry& geometry() const { return geom_; }
   const DiracParams& params() const { return params_; }
-  const GaugeField<real_t<R>>& links() const { return gauge_; }
-  const CloverField<real_t<R>>* clover(bool inverse) const { return inverse ? a_inv_ : a_; }  // [parity]
+  const GaugeField<store_t<R>>& links() const { return gauge_; }
+  const CloverField<store_t<R>>* clover(bool inverse) const { return inverse ? a_inv_ : a_; }  // [parity]
   Context& context() { return ctx_; }
 
   void apply_m(SpinorField<R>& out, const SpinorField<R>& in);
@@ -132,8 +137,8 @@ class WilsonClover {
   Context& ctx_;
   const Geometry& geom_;
   DiracParams params_;
-  GaugeField<real_t<R>> gauge_;  // Half: links and clover in fp32 (only the spinors are in 16 bits)
-  CloverField<real_t<R>> a_[2], a_inv_[2];
+  GaugeField<store_t<R>> gauge_;  // Half, Fp32Fp64: links and clover in fp32
+  CloverField<store_t<R>> a_[2], a_inv_[2];
   ParitySpinor<R> tmp_e_, tmp_e2_, tmp_o_;
   std::array<Complex<real_t<R>>, 4> phase_;
   HaloTransport transport_;
