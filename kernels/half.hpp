@@ -1,4 +1,5 @@
-// half.hpp: the "half" storage precision of the sloppy CG (solver.sloppy = "half"): 16-bit fixed point with a norm,
+// half.hpp: the tags of the sloppy CG's own precisions (Half and Fp32Fp64, below) and the precision traits.
+// The "half" storage precision of the sloppy CG (solver.sloppy = "half"): 16-bit fixed point with a norm,
 // in the style of QUDA's half precision. A tag type Half names it wherever a precision R names a field type
 // (ParitySpinor<Half>, WilsonClover<Half>); the arithmetic is done in real_t<Half> = float. The half operator's
 // clover term A^-1 is in 16-bit fixed point too, with a norm per 6x6 chiral block (kernels/clover_half.hpp); its links
@@ -15,8 +16,15 @@
 //   (kernels/wilson_clover.hpp), so each half is quantised on its own (and is a little more precise).
 //   Non-finite values: a half with a component that is NaN or infinite gets a NaN norm and loads as NaN, so the CG's
 //   checks of its sums see it.
+// The "fp32/fp64" precision of the sloppy CG (solver.sloppy = "single_fp64"), tag Fp32Fp64: every field (spinors,
+//   links in their format, clover) stored in fp32 as in the fp32 operator, every arithmetic in fp64 (the views widen
+//   each float they load to double and round each double they store to float: kernels/views.hpp). The same bytes as
+//   fp32; the rounding of the stencil's sums is fp64's, so the sloppy A p is the fp64 operator applied to fp32 fields
+//   (src/physics/cg.hpp: what makes mixed precision lose iterations is fp32 arithmetic, not fp32 storage).
 // Precision traits (PrecisionTraits<R>): real_t<R> the arithmetic type of a precision (R itself for float and
-// double), spinor_bytes the bytes of one stored site, epsilon the relative rounding of the storage, name for logs,
+// double), store_t<R> the real in which its links and clover (and its spinors, but for Half's) are stored,
+// clover_store_t<R> the type its clover term is stored as (store_t<R>; Half's A^-1 in 16 bits: Half, clover_half.hpp),
+// spinor_bytes the bytes of one stored site, epsilon the relative rounding of the storage, name for logs,
 // row_suffix for the metrics rows of its kernels,
 // solution_t<R> the precision of a sloppy CG's partial solution.
 // Who may call: kernels and host code alike.
@@ -25,16 +33,19 @@
 #include <cfloat>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "kernels/spinor.hpp"
 
 namespace emprism {
 
 struct Half {};
+struct Fp32Fp64 {};
 
 template <typename R>
 struct PrecisionTraits {
   using real = R;
+  using store = R;
   using solution = R;
   static constexpr double spinor_bytes = 24.0 * sizeof(R);
   static constexpr double epsilon = sizeof(R) == 4 ? double(FLT_EPSILON) : double(DBL_EPSILON);
@@ -44,16 +55,31 @@ struct PrecisionTraits {
 template <>
 struct PrecisionTraits<Half> {
   using real = float;
+  using store = float;  // of its links and clover
   using solution = float;
   static constexpr double spinor_bytes = 24.0 * 2 + 2 * 4;  // 24 int16, a float norm per chiral half
   static constexpr double epsilon = 1.0 / 32768;            // 2^-15: the step of the fixed point relative to the norm
   static constexpr const char* name = "half";
   static constexpr const char* row_suffix = "_half";  // the half operator's rows apart: "eo_clover_half"
 };
+template <>
+struct PrecisionTraits<Fp32Fp64> {
+  using real = double;
+  using store = float;
+  using solution = Fp32Fp64;  // the updates alpha p summed in fp64, stored in fp32 (as the fp32 CG's)
+  static constexpr double spinor_bytes = 24.0 * 4;
+  static constexpr double epsilon = double(FLT_EPSILON);
+  static constexpr const char* name = "fp32/fp64";
+  static constexpr const char* row_suffix = "_f32d";  // "eo_clover_f32d"
+};
 template <typename R>
 using real_t = typename PrecisionTraits<R>::real;
+template <typename R>
+using store_t = typename PrecisionTraits<R>::store;
+template <typename R>
+using clover_store_t = std::conditional_t<std::is_same_v<R, Half>, Half, store_t<R>>;
 // The precision of the partial solution of a sloppy CG on fields of R: R, and fp32 for Half (summing the updates
-// alpha p into 16 bits would lose what the recursion gains between reliable updates).
+// alpha p into 16 bits would lose what the recursion gains between reliable updates), Fp32Fp64 for Fp32Fp64.
 template <typename R>
 using solution_t = typename PrecisionTraits<R>::solution;
 

@@ -13,6 +13,10 @@
 //                          parity, the two halves one after the other; then a float norm per (half, site) at
 //                          norm[b * sites + i] (kernels/half.hpp)
 // Links and clover are loaded with load_streaming (read once per kernel: kept from evicting the spinors from L2).
+//   fp32/fp64 spinor field (Fp32Fp64): the fp32 spinor layout; load widens to Spinor<double>, store rounds to float
+// Links and clover views take the arithmetic type T as a second parameter (default: the stored one): loads widen the
+// stored reals to T before any arithmetic (a packed link is unpacked in T), so the fp32/fp64 operator's kernels
+// compute in fp64 on fp32 fields while the fp32 and fp64 kernels' code is unchanged.
 // The same views read and write host staging copies (fields.hpp), so host code never assumes a layout.
 // Who may call: kernels and host code that owns the memory.
 #pragma once
@@ -118,6 +122,25 @@ struct BlockedArray {
   }
 };
 
+// x with each real converted to To (exact when To is the wider type). F: Spinor, HalfSpinor, SU3, CloverBlock.
+template <typename To, template <typename> class F, typename From>
+EMPRISM_HD inline F<To> convert_reals(const F<From>& x) {
+  constexpr int n = static_cast<int>(sizeof(F<From>) / sizeof(From));
+  const From* a = reinterpret_cast<const From*>(&x);
+  F<To> y;
+  To* b = reinterpret_cast<To*>(&y);
+  EMPRISM_UNROLL
+  for (int k = 0; k < n; ++k) b[k] = static_cast<To>(a[k]);
+  return y;
+}
+template <typename To, typename From, int Rc>
+EMPRISM_HD inline PackedLink<To, Rc> convert_reals(const PackedLink<From, Rc>& x) {
+  PackedLink<To, Rc> y;
+  EMPRISM_UNROLL
+  for (int k = 0; k < Rc; ++k) y.v[k] = static_cast<To>(x.v[k]);
+  return y;
+}
+
 // A chiral half of a spinor (spins 2b, 2b+1; b = 0 upper, 1 lower) has the shape of a HalfSpinor.
 template <typename R>
 struct SpinorView {
@@ -173,9 +196,26 @@ struct SpinorView<Half> {
   }
 };
 
-// The links of both parities in the format Rc (kernels/link_format.hpp): load unpacks to a full SU3<R>, store packs
-// (in R); load_packed and store_packed move the stored element itself.
-template <typename R, int Rc = 18>
+// Spinors of the fp32/fp64 precision: stored as fp32 spinors, loaded as Spinor<double> (exact), stored rounded to
+// float.
+template <>
+struct SpinorView<Fp32Fp64> {
+  BlockedArray<Spinor<float>> a;
+  static constexpr int kHalfBlocks = BlockedArray<Spinor<float>>::kBlocks / 2;
+  EMPRISM_HD Spinor<double> load(int cb) const { return convert_reals<double>(a.load(cb)); }
+  EMPRISM_HD void store(int cb, const Spinor<double>& v) const { a.store(cb, convert_reals<float>(v)); }
+  EMPRISM_HD HalfSpinor<double> load_half(int cb, int b) const {
+    return convert_reals<double>(a.template load_part<HalfSpinor<float>>(cb, b * kHalfBlocks));
+  }
+  EMPRISM_HD void store_half(int cb, int b, const HalfSpinor<double>& h) const {
+    a.template store_part<HalfSpinor<float>>(cb, b * kHalfBlocks, convert_reals<float>(h));
+  }
+};
+
+// The links of both parities in the format Rc (kernels/link_format.hpp) stored in R: load unpacks to a full SU3<T>
+// (the stored reals widened to T first, then unpacked in T), store packs (in R); load_packed and store_packed move the
+// stored element itself.
+template <typename R, int Rc = 18, typename T = R>
 struct GaugeView {
   using Element = LinkElement<R, Rc>;
   using B = BlockOf<Element>;
@@ -185,8 +225,10 @@ struct GaugeView {
   EMPRISM_HD BlockedArray<Element> sub(int parity, int mu) const {
     return BlockedArray<Element>{data + static_cast<std::int64_t>(parity * 4 + mu) * kBlocks * vh, vh};
   }
-  EMPRISM_HD SU3<R> load(int parity, int cb, int mu) const {
-    if constexpr (Rc == 18) {
+  EMPRISM_HD SU3<T> load(int parity, int cb, int mu) const {
+    if constexpr (!std::is_same_v<R, T>) {
+      return unpack_link(convert_reals<T>(sub(parity, mu).template load<true>(cb)));
+    } else if constexpr (Rc == 18) {
       return sub(parity, mu).template load<true>(cb);
     } else {
       return unpack_link(sub(parity, mu).template load<true>(cb));
@@ -201,41 +243,51 @@ struct GaugeView {
 
 // The links in whichever format, for kernel arguments: the format is a template parameter of the kernel (its drivers
 // in kernels/wilson_clover.hpp, kernels/halo_pack.hpp), which takes its view with links.view<Rc>().
-template <typename R>
+// Links stored in R, loaded as SU3<T>.
+template <typename R, typename T = R>
 struct LinksRef {
   void* data = nullptr;
   int vh = 0;
   template <int Rc>
-  EMPRISM_HD GaugeView<R, Rc> view() const {
-    return GaugeView<R, Rc>{static_cast<typename GaugeView<R, Rc>::B*>(data), vh};
+  EMPRISM_HD GaugeView<R, Rc, T> view() const {
+    return GaugeView<R, Rc, T>{static_cast<typename GaugeView<R, Rc, T>::B*>(data), vh};
   }
 };
 
-template <typename R>
+// A clover field stored in R; load_block gives the block in T (widened from R).
+template <typename R, typename T = R>
 struct CloverView {
   BlockedArray<CloverSite<R>> a;
   static constexpr int kBlockBlocks = BlockedArray<CloverSite<R>>::kBlocks / 2;
   EMPRISM_HD CloverSite<R> load(int cb) const { return a.template load<true>(cb); }
   // The 6x6 block b (acting on spins 2b, 2b+1) alone: half the registers of the whole site.
-  EMPRISM_HD CloverBlock<R> load_block(int cb, int b) const {
-    return a.template load_part<CloverBlock<R>, true>(cb, b * kBlockBlocks);
+  EMPRISM_HD CloverBlock<T> load_block(int cb, int b) const {
+    return widen(a.template load_part<CloverBlock<R>, true>(cb, b * kBlockBlocks));
   }
   // The same for a block the kernel reads again soon (a plain load: a streaming one would mark it for eviction first,
   // and the second read would come from memory; oe_clover 0.50 -> 0.55 ms at 32^3x64 on an H100).
-  EMPRISM_HD CloverBlock<R> load_block_kept(int cb, int b) const {
-    return a.template load_part<CloverBlock<R>>(cb, b * kBlockBlocks);
+  EMPRISM_HD CloverBlock<T> load_block_kept(int cb, int b) const {
+    return widen(a.template load_part<CloverBlock<R>>(cb, b * kBlockBlocks));
   }
   EMPRISM_HD void store(int cb, const CloverSite<R>& c) const { a.store(cb, c); }
   EMPRISM_HD void store_block(int cb, int b, const CloverBlock<R>& m) const {
     a.template store_part<CloverBlock<R>>(cb, b * kBlockBlocks, m);
+  }
+  // A stored block in the arithmetic type T.
+  static EMPRISM_HD CloverBlock<T> widen(const CloverBlock<R>& m) {
+    if constexpr (std::is_same_v<R, T>) {
+      return m;
+    } else {
+      return convert_reals<T>(m);
+    }
   }
 };
 
 // The clover term of the half operator (A^-1 only) in 16-bit fixed point (kernels/clover_half.hpp): load_block returns
 // the block as stored with its scale, which block_mul multiplies with directly; load returns both blocks in fp32 (host
 // code and tests).
-template <>
-struct CloverView<Half> {
+template <typename T>
+struct CloverView<Half, T> {  // (T: the arithmetic, always fp32 here; the parameter of the generic view)
   using B = BlockOf<CloverBlock16>;
   B* q = nullptr;
   float* norm = nullptr;

@@ -37,8 +37,8 @@ namespace emprism {
 template <typename R>
 struct HoppingArg {
   LatticeArg lat;
-  LinksRef<real_t<R>> gauge;  // the links in the format the kernel is instantiated for
-  SpinorView<R> in;           // the parity opposite to out_parity
+  LinksRef<store_t<R>, real_t<R>> gauge;  // the links in the format the kernel is instantiated for
+  SpinorView<R> in;                       // the parity opposite to out_parity
   int out_parity = 0;
   Complex<real_t<R>> phase[4];  // exp(i theta_mu)
   const HalfSpinor<real_t<R>>* halo_fwd[4];
@@ -96,8 +96,8 @@ EMPRISM_HD inline void apply_hopping(const HoppingArg<R>& a, const int x[4], int
 template <typename R>
 struct DiracArg {
   HoppingArg<R> hop;
-  CloverView<R> clover;  // C of the output parity (Half: A^-1 in 16 bits, kernels/clover_half.hpp)
-  SpinorView<R> x;       // xpay input, output parity
+  CloverView<clover_store_t<R>, real_t<R>> clover;  // C of the output parity (Half: A^-1 in 16 bits, clover_half.hpp)
+  SpinorView<R> x;                                  // xpay input, output parity
   SpinorView<R> out;
   SpinorView<R> out2;
   double* site_norm = nullptr;  // EpiCloverXpay: |v|^2 per site when set

@@ -258,6 +258,23 @@ TEST(Config, SloppyHalfOnlyWithMixedPrecision) {
   EXPECT_TRUE(starts_with(error_of(rc8.text()), "solver.sloppy: ")) << error_of(rc8.text());
 }
 
+// solver.sloppy = "single_fp64" (fp32 fields, fp64 arithmetic): read with mixed precision; with another precision or
+// with links of 8 reals an input error naming the key, like "half".
+TEST(Config, SloppySingleFp64OnlyWithMixedPrecision) {
+  EXPECT_EQ(parse(with_extra("[solver]\nprecision = \"mixed\"\nsloppy = \"single_fp64\"\n").text()).solver.sloppy,
+            Sloppy::SingleFp64);
+  for (const char* bad : {"[solver]\nprecision = \"single\"\nsloppy = \"single_fp64\"\n",
+                          "[solver]\nprecision = \"double\"\nsloppy = \"single_fp64\"\n",
+                          "[solver]\nprecision = \"mixed\"\nsloppy = \"single-fp64\"\n",
+                          "[solver]\nprecision = \"mixed\"\nsloppy = \"double\"\n"}) {
+    EXPECT_THROW(parse(with_extra(bad).text()), InputError) << bad;
+    EXPECT_TRUE(starts_with(error_of(with_extra(bad).text()), "solver.sloppy: ")) << error_of(with_extra(bad).text());
+  }
+  Input rc8 = with_extra("[solver]\nprecision = \"mixed\"\nsloppy = \"single_fp64\"\n");
+  rc8.dirac = "kappa = 0.1\nreconstruct = 8\n";
+  EXPECT_TRUE(starts_with(error_of(rc8.text()), "solver.sloppy: ")) << error_of(rc8.text());
+}
+
 // solver.stop: "full" by default, "normal" read; any other word is an input error naming the key.
 TEST(Config, StopIsFullByDefaultOrNormal) {
   EXPECT_EQ(parse(Input{}.text()).solver.stop, Stop::Full);

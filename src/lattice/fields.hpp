@@ -1,7 +1,8 @@
 // fields.hpp: fields own their memory and hand out views (kernels never own memory).
 //   Buffer<T>        n elements of raw device memory (host memory on the CPU backend), zeroed, move-only
 //   ParitySpinor<R>  spinors on the sites of one parity; R = Half: 16-bit fixed point with a norm per chiral half
-//                    (kernels/half.hpp), read and written as Spinor<float>
+//                    (kernels/half.hpp), read and written as Spinor<float>; R = Fp32Fp64: fp32, read and written
+//                    as Spinor<double>
 //   SpinorField<R>   a full-lattice spinor as its even and odd halves
 //   GaugeField<R>    the links U_mu(x) of both parities, 18, 12 or 8 reals per link (kernels/link_format.hpp)
 //   DeviceGauge      the double links with their halo in the host field's layout (a field generated on the device)
@@ -75,43 +76,45 @@ std::unique_ptr<Block16[]> host_staging(std::size_t n) {
 template <typename R>
 class ParitySpinor {
  public:
+  using Stored = Spinor<store_t<R>>;  // (Fp32Fp64: fp32 spinors, read and written as Spinor<double>)
+  using Site = Spinor<real_t<R>>;
   explicit ParitySpinor(const Geometry& g) : vh_(g.half_volume()), buf_(static_cast<std::size_t>(g.half_volume())) {}
   int sites() const { return vh_; }
-  SpinorView<R> view() const { return view_of(const_cast<Spinor<R>*>(buf_.data())); }
-  Buffer<Spinor<R>>& buffer() { return buf_; }
-  const Buffer<Spinor<R>>& buffer() const { return buf_; }
+  SpinorView<R> view() const { return view_of(const_cast<Stored*>(buf_.data())); }
+  Buffer<Stored>& buffer() { return buf_; }
+  const Buffer<Stored>& buffer() const { return buf_; }
 
-  std::vector<Spinor<R>> download() const {
-    std::vector<Spinor<R>> out(buf_.size());
-    read_sites([&](int i, const Spinor<R>& s) { out[i] = s; });
+  std::vector<Site> download() const {
+    std::vector<Site> out(buf_.size());
+    read_sites([&](int i, const Site& s) { out[i] = s; });
     return out;
   }
-  void upload(const std::vector<Spinor<R>>& sites) {
+  void upload(const std::vector<Site>& sites) {
     write_sites([&](int i) { return sites[i]; });
   }
   // fn(i, site) for every site i (in parallel over OpenMP threads), read from one host copy of the device data.
   template <typename Fn>
   void read_sites(Fn&& fn) const {
-    auto stage = host_staging<Spinor<R>>(buf_.size());
+    auto stage = host_staging<Stored>(buf_.size());
     buf_.copy_to_host(stage.get());
-    const SpinorView<R> v = view_of(reinterpret_cast<Spinor<R>*>(stage.get()));
+    const SpinorView<R> v = view_of(reinterpret_cast<Stored*>(stage.get()));
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < vh_; ++i) fn(i, v.load(i));
   }
   // Site i = fn(i) for every site (in parallel over OpenMP threads), then one copy to the device.
   template <typename Fn>
   void write_sites(Fn&& fn) {
-    auto stage = host_staging<Spinor<R>>(buf_.size());
-    const SpinorView<R> v = view_of(reinterpret_cast<Spinor<R>*>(stage.get()));
+    auto stage = host_staging<Stored>(buf_.size());
+    const SpinorView<R> v = view_of(reinterpret_cast<Stored*>(stage.get()));
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < vh_; ++i) v.store(i, fn(i));
     buf_.copy_from_host(stage.get());
   }
 
  private:
-  SpinorView<R> view_of(Spinor<R>* p) const { return SpinorView<R>{{reinterpret_cast<BlockOf<Spinor<R>>*>(p), vh_}}; }
+  SpinorView<R> view_of(Stored* p) const { return SpinorView<R>{{reinterpret_cast<BlockOf<Stored>*>(p), vh_}}; }
   int vh_;
-  Buffer<Spinor<R>> buf_;
+  Buffer<Stored> buf_;
 };
 
 template <>
@@ -174,7 +177,11 @@ class GaugeField {
     if (Rc != rc_) throw std::logic_error("GaugeField: a view of another format than the field's");
     return view_of<Rc>(const_cast<R*>(buf_.data()));
   }
-  LinksRef<R> links() const { return LinksRef<R>{const_cast<R*>(buf_.data()), vh_}; }
+  // The links for kernels, loaded as SU3<T> (T: the arithmetic, default R).
+  template <typename T = R>
+  LinksRef<R, T> links() const {
+    return LinksRef<R, T>{const_cast<R*>(buf_.data()), vh_};
+  }
   std::size_t bytes() const { return buf_.bytes(); }
   // links in checkerboard order [parity][cb][mu] (18-real fields)
   void upload(const std::vector<SU3<R>>& links) {
@@ -230,7 +237,11 @@ template <typename R>
 class CloverField {
  public:
   explicit CloverField(const Geometry& g) : vh_(g.half_volume()), buf_(static_cast<std::size_t>(g.half_volume())) {}
-  CloverView<R> view() const { return view_of(const_cast<CloverSite<R>*>(buf_.data())); }
+  // The view for kernels, blocks loaded in T (the arithmetic, default R).
+  template <typename T = R>
+  CloverView<R, T> view() const {
+    return CloverView<R, T>{view_of(const_cast<CloverSite<R>*>(buf_.data())).a};
+  }
   void upload(const std::vector<CloverSite<R>>& sites) {
     auto stage = host_staging<CloverSite<R>>(buf_.size());
     const CloverView<R> v = view_of(reinterpret_cast<CloverSite<R>*>(stage.get()));
@@ -262,8 +273,14 @@ class CloverField<Half> {
       : vh_(g.half_volume()), q_(2 * static_cast<std::size_t>(vh_)), norm_(2 * static_cast<std::size_t>(vh_)) {}
   int sites() const { return vh_; }
   std::size_t bytes() const { return q_.bytes() + norm_.bytes(); }
-  CloverView<Half> view() const {
-    return view_of(const_cast<CloverBlock16*>(q_.data()), const_cast<float*>(norm_.data()));
+  template <typename T = float>  // (the arithmetic, fp32: as CloverField<R>::view)
+  CloverView<Half, T> view() const {
+    const CloverView<Half> v = view_of(const_cast<CloverBlock16*>(q_.data()), const_cast<float*>(norm_.data()));
+    CloverView<Half, T> w;
+    w.q = reinterpret_cast<typename CloverView<Half, T>::B*>(v.q);
+    w.norm = v.norm;
+    w.sites = v.sites;
+    return w;
   }
   std::vector<CloverSite<float>> download() const {
     auto q = host_staging<CloverBlock16>(q_.size());

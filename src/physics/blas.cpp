@@ -153,4 +153,21 @@ template void convert<Half, float>(Context&, ParitySpinor<Half>&, const ParitySp
 template void convert<float, Half>(Context&, ParitySpinor<float>&, const ParitySpinor<Half>&);
 template void convert<double, Half>(Context&, ParitySpinor<double>&, const ParitySpinor<Half>&);
 
+// Fp32Fp64 (solver.sloppy = "single_fp64"): what the sloppy CG runs (its partial solution is Fp32Fp64 too), and the
+// conversions from and to fp64 and fp32.
+using F32d = Fp32Fp64;
+template void zero<F32d>(Context&, ParitySpinor<F32d>&);
+template void axpby<F32d>(Context&, double, const ParitySpinor<F32d>&, double, ParitySpinor<F32d>&);
+template void caxpby<F32d>(Context&, std::complex<double>, const ParitySpinor<F32d>&, double, ParitySpinor<F32d>&);
+template double norm2<F32d>(Context&, const ParitySpinor<F32d>&);
+template std::complex<double> dot<F32d>(Context&, const ParitySpinor<F32d>&, const ParitySpinor<F32d>&);
+template double cg_update<F32d>(Context&, double, const ParitySpinor<F32d>&, const ParitySpinor<F32d>&,
+                                ParitySpinor<F32d>&, ParitySpinor<F32d>&);
+template void convert<F32d, F32d>(Context&, ParitySpinor<F32d>&, const ParitySpinor<F32d>&);
+template void convert<F32d, double>(Context&, ParitySpinor<F32d>&, const ParitySpinor<double>&);
+template void convert<F32d, float>(Context&, ParitySpinor<F32d>&, const ParitySpinor<float>&);
+template void convert<float, F32d>(Context&, ParitySpinor<float>&, const ParitySpinor<F32d>&);
+template void convert<double, F32d>(Context&, ParitySpinor<double>&, const ParitySpinor<F32d>&);
+template void axpy<double, F32d>(Context&, double, const ParitySpinor<F32d>&, ParitySpinor<double>&);
+
 }  // namespace emprism::blas

@@ -3,7 +3,7 @@
 // fused operations (cg_update) reduce once. The host's wait for the device's partial sums is counted in
 // ctx.metrics.reductions(). Collective: every rank must call the reductions.
 // Instantiated for float and double (and the mixed conversions) in blas.cpp, the only file that launches them; for
-// Half (kernels/half.hpp) what the sloppy CG needs. Minimum bytes count each field in its own format.
+// Half and Fp32Fp64 (kernels/half.hpp) what the sloppy CG needs. Minimum bytes count each field in its own format.
 // Who may call: solvers and operators.
 #pragma once
 

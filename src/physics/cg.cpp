@@ -242,5 +242,7 @@ template CgResult solve_eo_cg<double, float>(WilsonClover<double>&, WilsonClover
                                              SpinorField<double>&, const CgParams&);
 template CgResult solve_eo_cg<double, Half>(WilsonClover<double>&, WilsonClover<Half>&, const SpinorField<double>&,
                                             SpinorField<double>&, const CgParams&);
+template CgResult solve_eo_cg<double, Fp32Fp64>(WilsonClover<double>&, WilsonClover<Fp32Fp64>&,
+                                                const SpinorField<double>&, SpinorField<double>&, const CgParams&);
 
 }  // namespace emprism

@@ -27,8 +27,14 @@
 // exploits: twists theta = (0.01, 0.02, 0.03) pi cost the fp64 CG itself 36 -> 43 at 8^3x16). Only the xpay
 // epilogues in fp64: 44. No effect (8^3x16, 12^3x24): QUDA's Polak-Ribiere beta (<r_new, r_new - r_old> / |r_old|^2),
 // pAp = Re<p, A p> instead of |Mhat p|^2, kappa exact in fp32, reliable_delta (0.5 ... 1e-4), a precise finish in
-// Ro, x accumulated in fp64 every iteration. The cure: fp64 arithmetic on fp32 fields in the sloppy operator (what
-// the 36 / 52 / 70 runs emulate: no extra bytes, fp64 flops and registers; not built).
+// Ro, x accumulated in fp64 every iteration. The cure, built: Ri = Fp32Fp64 (solver.sloppy = "single_fp64",
+// kernels/half.hpp), every sloppy field (rs, p, w, v, xs, the operator's temporaries, links, clover) stored in fp32 and
+// every arithmetic of the sloppy operator and of the vector updates in fp64: the fp32 bytes, fp64 flops and
+// registers. Its partial solution xs is Fp32Fp64 too (the fp32 bytes; its updates summed in fp64). Measured (CPU, GCC,
+// 2026-11-24, the same problem, source seed 2103; double / fp32 sloppy / fp32-fp64 sloppy / half sloppy):
+//   8^3x16    36 / 44 / 36 / 46      (with halo exchange in z and t: 36 / 41 / 36 / 46)
+//   12^3x24   52 / 64 / 52 / 67
+//   16^3x32   70 / 79 / 70 / 88
 // With stop = Normal: 35 against 35 at 8^3x16 built by GCC (40 against 35 by clang with ASan) and 59 against 51 at
 // 12^3x24. On random fields (kappa 0.2: 445 / 446 at 8^3x16) or with twisted phases the counts are equal.
 // The residual history holds, per CG iteration, |r| / |c| of the normal system: the iterated residual, or the true

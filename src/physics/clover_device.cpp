@@ -204,6 +204,11 @@ double link_format_deviation(const SU3<double>& u, int reconstruct) {
 template void convert_operator_fields<float, double>(Context&, const Geometry&, const GaugeField<double>&,
                                                      const CloverField<double>[2], const CloverField<double>[2],
                                                      GaugeField<float>&, CloverField<float>[2], CloverField<float>[2]);
+// (widening, exact: the fp64 operator on the fields of an fp32 one, the tests' reference for the fp32/fp64 operator)
+template void convert_operator_fields<double, float>(Context&, const Geometry&, const GaugeField<float>&,
+                                                     const CloverField<float>[2], const CloverField<float>[2],
+                                                     GaugeField<double>&, CloverField<double>[2],
+                                                     CloverField<double>[2]);
 
 template void build_operator_fields<float>(Context&, const HostGauge&, double, double, GaugeField<float>&,
                                            CloverField<float>[2], CloverField<float>[2]);

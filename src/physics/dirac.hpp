@@ -18,11 +18,16 @@
 // packing to after the exterior. The halo policy (transport per direction, fused or split exterior) is tuned on
 // the operator's first partitioned application, agreed by all ranks, reported and kept; every policy gives
 // bitwise the same result.
-// Precisions: R = double, float, and Half (kernels/half.hpp: the spinors in 16-bit fixed point, arithmetic and links
+// Precisions: R = double, float, Half (kernels/half.hpp: the spinors in 16-bit fixed point, arithmetic and links
 // in fp32, A^-1 in 16-bit fixed point with a norm per chiral block (kernels/clover_half.hpp), A not kept (no kernel of
 // the half operator reads it: only the CG's Mhat and Mhat^dag Mhat and the four hot kernels are instantiated, never
 // apply_m, apply_mhat_dag, apply_clover, prepare_source or reconstruct); the sloppy operator of solver.sloppy = "half",
-// built from a double operator, links of 18 or 12 reals). Minimum bytes count each field in its stored format.
+// built from a double operator, links of 18 or 12 reals), and Fp32Fp64 (kernels/half.hpp: every field stored in fp32,
+// every arithmetic in fp64; the sloppy operator of solver.sloppy = "single_fp64", built like the half one, links of 18
+// or 12 reals; its halo faces are exchanged in fp64, the precision its hops are computed in: no rounding of the hops
+// that cross ranks and no format of its own in the packing kernels and the transport, for twice the face bytes of
+// fp32, a small part of an application's; a boundary site's interior partial sum waits for the exterior kernel in the
+// output field, rounded to fp32 like every stored field). Minimum bytes count each field in its stored format.
 // Who may call: every rank of the process grid, in the same order (the halo exchange is collective; the
 // constructor and the destructor are collective too when a direction is partitioned).
 #pragma once
@@ -75,9 +80,9 @@ class WilsonClover {
 
   const Geometry& geometry() const { return geom_; }
   const DiracParams& params() const { return params_; }
-  const GaugeField<real_t<R>>& links() const { return gauge_; }
+  const GaugeField<store_t<R>>& links() const { return gauge_; }
   // [parity]; Half: A^-1 in 16 bits, A empty (CloverField<Half>: sites() 0).
-  const CloverField<R>* clover(bool inverse) const { return inverse ? a_inv_ : a_; }
+  const CloverField<clover_store_t<R>>* clover(bool inverse) const { return inverse ? a_inv_ : a_; }
   Context& context() { return ctx_; }
 
   void apply_m(SpinorField<R>& out, const SpinorField<R>& in);
@@ -135,8 +140,8 @@ class WilsonClover {
   Context& ctx_;
   const Geometry& geom_;
   DiracParams params_;
-  GaugeField<real_t<R>> gauge_;     // Half: links in fp32
-  CloverField<R> a_[2], a_inv_[2];  // Half: A^-1 in 16 bits, A empty
+  GaugeField<store_t<R>> gauge_;                    // Half, Fp32Fp64: links in fp32
+  CloverField<clover_store_t<R>> a_[2], a_inv_[2];  // Fp32Fp64: in fp32; Half: A^-1 in 16 bits, A empty
   ParitySpinor<R> tmp_e_, tmp_e2_, tmp_o_;
   std::array<Complex<real_t<R>>, 4> phase_;
   HaloTransport transport_;

@@ -1,12 +1,12 @@
 // dirac_impl.hpp: the template definitions of WilsonClover (dirac.hpp), the launchers of the Wilson-clover kernels.
 // Flops and minimum bytes per output site, with S = 24 R (spinor; half: 56 bytes), G = 18, 12 or 8 R (link in its
-// format), C = 72 R (clover block pair; half: 152 bytes, A^-1 in 16 bits with 2 norms), R = sizeof(real) (fp32 for
-// the links of the half operator):
+// format), C = 72 R (clover block pair; half: 152 bytes, A^-1 in 16 bits with 2 norms), R = sizeof(store_t) (fp32
+// for the links of the half operator, for links and clover of the fp32/fp64 operator, whose spinors are 96 bytes too):
 //   hopping 1320 flops, 8 G + S (each input spinor counted once, reused by neighbours); unpacking a link of 12 or 8
 //   reals is not counted (the flops of a call are those of the operator, whatever the format)
 //   clover mat-vec 552 flops, C;  xpay 48 flops, S;  |v|^2 of a site (oe_clover for CG) 48 flops, 8 bytes
 // Included only by the sources that instantiate one precision each (dirac.cpp: double and the iteration cost,
-// dirac_float.cpp, dirac_half.cpp), so that the GPU compilers build the precisions in parallel.
+// dirac_float.cpp, dirac_half.cpp, dirac_f32d.cpp), so that the GPU compilers build the precisions in parallel.
 #pragma once
 
 #include <algorithm>
@@ -39,17 +39,17 @@ std::array<std::size_t, 4> face_bytes(const Geometry& g) {
 template <typename R>
 constexpr double kS = PrecisionTraits<R>::spinor_bytes;
 template <typename R>
-constexpr double kC = 72.0 * sizeof(R);
+constexpr double kC = 72.0 * sizeof(store_t<R>);
 template <>
 constexpr double kC<Half> = 2 * (sizeof(CloverBlock16) + sizeof(float));
 
 // The operator's storage of A (inverse false) or A^-1 of one parity: Half keeps A^-1 only (in 16 bits).
 template <typename R>
-CloverField<R> clover_storage(const Geometry& g, bool inverse) {
+CloverField<clover_store_t<R>> clover_storage(const Geometry& g, bool inverse) {
   if constexpr (std::is_same_v<R, Half>) {
     return inverse ? CloverField<Half>(g) : CloverField<Half>();
   } else {
-    return CloverField<R>(g);
+    return CloverField<store_t<R>>(g);
   }
 }
 
@@ -146,7 +146,7 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const DiracPar
 template <typename R>
 template <int Rc>
 void WilsonClover<R>::pack(const SpinorView<R>& in, int in_parity, bool dag) {
-  HaloPackArg<R> a{geom_.arg(), gauge_.links(), in, in_parity, nullptr, nullptr};
+  HaloPackArg<R> a{geom_.arg(), gauge_.template links<real_t<R>>(), in, in_parity, nullptr, nullptr};
   for (int mu = 0; mu < 4; ++mu) {
     if (!geom_.partitioned(mu)) continue;
     const HaloTransport::PackTarget t = transport_.pack_target(mu);
@@ -187,7 +187,7 @@ template <typename R>
 DiracArg<R> WilsonClover<R>::make_arg(int out_parity, const ParitySpinor<R>& in) const {
   DiracArg<R> a{};
   a.hop.lat = geom_.arg();
-  a.hop.gauge = gauge_.links();
+  a.hop.gauge = gauge_.template links<real_t<R>>();
   a.hop.in = in.view();
   a.hop.out_parity = out_parity;
   for (int mu = 0; mu < 4; ++mu) a.hop.phase[mu] = phase_[mu];
@@ -276,8 +276,8 @@ void WilsonClover<R>::dslash(const char* name, double flops_per_site, double byt
       dslash_of<12>(name, flops_per_site, bytes_per_site, epi);
       break;
     case 8:
-      if constexpr (std::is_same_v<R, Half>) {  // (not instantiated: the half operator has links of 18 or 12)
-        throw std::logic_error("WilsonClover<Half>: links of 8 reals");
+      if constexpr (std::is_same_v<R, Half> || std::is_same_v<R, Fp32Fp64>) {  // (the sloppy operators: 18 or 12)
+        throw std::logic_error(std::string("WilsonClover<") + PrecisionTraits<R>::name + ">: links of 8 reals");
       } else {
         dslash_of<8>(name, flops_per_site, bytes_per_site, epi);
       }
@@ -293,7 +293,7 @@ template <int Rc, typename Epi>
 void WilsonClover<R>::dslash_of(const char* name, double flops_per_site, double bytes_per_site, const Epi& epi) {
   const double n = geom_.half_volume();
   const std::string row = std::string(name) + PrecisionTraits<R>::row_suffix;
-  const LaunchCost cost{row.c_str(), flops_per_site * n, (8 * Rc * sizeof(real_t<R>) + bytes_per_site) * n};
+  const LaunchCost cost{row.c_str(), flops_per_site * n, (8 * Rc * sizeof(store_t<R>) + bytes_per_site) * n};
   // Partitioned, the interior kernel skips the hops that leave the rank: a key of its own.
   const std::string key =
       kTunedEpi<Epi> ? tune_key(row + (geom_.any_partitioned() ? ".interior" : ""), sizeof(R), Rc, geom_.half_volume())
@@ -316,7 +316,7 @@ template <typename R>
 void WilsonClover<R>::apply_m(SpinorField<R>& out, const SpinorField<R>& in) {
   for (int p = 0; p < 2; ++p) {
     DiracArg<R> a = make_arg(p, in.parity(1 - p));
-    a.clover = a_[p].view();
+    a.clover = a_[p].template view<real_t<R>>();
     a.x = in.parity(p).view();
     a.out = out.parity(p).view();
     a.b = real_t<R>(-params_.kappa);
@@ -327,7 +327,7 @@ void WilsonClover<R>::apply_m(SpinorField<R>& out, const SpinorField<R>& in) {
 template <typename R>
 void WilsonClover<R>::apply_clover(ParitySpinor<R>& out, const ParitySpinor<R>& in, int parity, bool inverse) {
   DiracArg<R> a{};
-  a.clover = inverse ? a_inv_[parity].view() : a_[parity].view();
+  a.clover = inverse ? a_inv_[parity].template view<real_t<R>>() : a_[parity].template view<real_t<R>>();
   a.x = in.view();
   a.out = out.view();
   const double n = geom_.half_volume();
@@ -338,7 +338,7 @@ void WilsonClover<R>::apply_clover(ParitySpinor<R>& out, const ParitySpinor<R>& 
 template <typename R>
 void WilsonClover<R>::eo_clover(ParitySpinor<R>& out_e, const ParitySpinor<R>& in_o, bool dag) {
   DiracArg<R> a = make_arg(0, in_o);
-  a.clover = a_inv_[0].view();
+  a.clover = a_inv_[0].template view<real_t<R>>();
   a.out = out_e.view();
   if (dag)
     dslash("eo_clover_dag", kHopFlops + kCloverFlops, 2 * kS<R> + kC<R>, EpiClover<R, true>{a});
@@ -350,7 +350,7 @@ template <typename R>
 void WilsonClover<R>::oe_clover(ParitySpinor<R>& out, ParitySpinor<R>& out2, const ParitySpinor<R>& t_e,
                                 const ParitySpinor<R>& x, double* site_norm) {
   DiracArg<R> b = make_arg(1, t_e);
-  b.clover = a_inv_[1].view();
+  b.clover = a_inv_[1].template view<real_t<R>>();
   b.x = x.view();
   b.out = out.view();
   b.out2 = out2.view();
@@ -403,7 +403,7 @@ template <typename R>
 void WilsonClover<R>::prepare_source(ParitySpinor<R>& bhat, const SpinorField<R>& b) {
   apply_clover(tmp_e2_, b.even, 0, true);
   DiracArg<R> a = make_arg(1, tmp_e2_);
-  a.clover = a_inv_[1].view();
+  a.clover = a_inv_[1].template view<real_t<R>>();
   a.x = b.odd.view();
   a.out = bhat.view();
   a.b = real_t<R>(params_.kappa);
@@ -413,7 +413,7 @@ void WilsonClover<R>::prepare_source(ParitySpinor<R>& bhat, const SpinorField<R>
 template <typename R>
 void WilsonClover<R>::reconstruct(SpinorField<R>& x, const SpinorField<R>& b) {
   DiracArg<R> a = make_arg(0, x.odd);
-  a.clover = a_inv_[0].view();
+  a.clover = a_inv_[0].template view<real_t<R>>();
   a.x = b.even.view();
   a.out = x.even.view();
   a.b = real_t<R>(params_.kappa);

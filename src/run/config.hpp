@@ -21,8 +21,9 @@
 namespace emprism {
 
 enum class Precision { Single, Double, Mixed };  // mixed: double outer residual, single CG
-enum class Sloppy { Single, Half };              // mixed: the sloppy CG's fields in fp32 or 16-bit fixed point
-enum class Stop { Full, Normal };                // solver.stop: the residual that must meet tol (src/physics/cg.hpp)
+// mixed: the sloppy CG's fields in fp32, in 16-bit fixed point, or in fp32 with fp64 arithmetic (kernels/half.hpp)
+enum class Sloppy { Single, Half, SingleFp64 };
+enum class Stop { Full, Normal };  // solver.stop: the residual that must meet tol (src/physics/cg.hpp)
 enum class GaugeSource { Unit, Random, File, Heatbath, Ensemble };
 enum class SolveKind { Point, Random, PlaneWave, Propagator };
 using io::GaugeFormat;             // gauge.format, generate.format

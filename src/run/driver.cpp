@@ -53,7 +53,8 @@ void log_setup(const Config& cfg, const Communicator& comm, const ProcessGrid& g
                backend::name(), comm.size(), backend::device_name());
   spdlog::info("input {}: lattice {} ({} sites), precision {}{}, kappa {}, csw {}, theta/pi ({}, {}, {}, {})",
                cfg.input_path, extents_str(e), std::int64_t(e[0]) * e[1] * e[2] * e[3],
-               choice_name(cfg.solver.precision), cfg.solver.sloppy == Sloppy::Half ? " (sloppy half)" : "",
+               choice_name(cfg.solver.precision),
+               cfg.solver.sloppy == Sloppy::Single ? "" : " (sloppy " + choice_name(cfg.solver.sloppy) + ")",
                cfg.dirac.kappa, cfg.dirac.csw, cfg.dirac.theta_over_pi[0], cfg.dirac.theta_over_pi[1],
                cfg.dirac.theta_over_pi[2], cfg.dirac.theta_over_pi[3]);
   spdlog::info("process grid {} (local lattice {}), halo exchange in x y z t: {} {} {} {}", extents_str(grid.dims),

@@ -7,8 +7,8 @@
 // quark smearing, (1 + 6 w)^steps for Jacobi and 6 w for Wuppertal, <= max^(1/2) (the source and the smeared sink
 // are both multiplied by it); |dirac.theta_over_pi| <= 1e6 (the boundary phase exp(i pi theta / L) is periodic; far
 // beyond a period it keeps no digit of precision). Whatever still overflows at run time ends with exit code 3.
-// Also the combinations of keys that have no meaning: solver.sloppy = "half" outside mixed precision or with links
-// of 8. Who may call: parse_config (local, no MPI).
+// Also the combinations of keys that have no meaning: solver.sloppy = "half" or "single_fp64" outside mixed
+// precision or with links of 8. Who may call: parse_config (local, no MPI).
 #include <cfloat>
 #include <cmath>
 #include <complex>
@@ -42,13 +42,15 @@ void check_kappa(const Config& cfg) {
                                           "|theta_over_pi| <= 1e6");
 }
 
-// solver.sloppy = "half": the sloppy CG of mixed precision, whose operator has links of 18 or 12 reals.
+// solver.sloppy = "half" or "single_fp64": the sloppy CG of mixed precision, whose operator has links of 18 or 12
+// reals.
 void check_sloppy(const Config& cfg) {
-  if (cfg.solver.sloppy != Sloppy::Half) return;
+  if (cfg.solver.sloppy == Sloppy::Single) return;
+  const std::string name = "\"" + choice_name(cfg.solver.sloppy) + "\"";
   if (cfg.solver.precision != Precision::Mixed)
     io::fail("solver.sloppy",
-             "\"half\" needs solver.precision = \"mixed\" (got \"" + choice_name(cfg.solver.precision) + "\")");
-  if (cfg.dirac.reconstruct == 8) io::fail("solver.sloppy", "\"half\" needs dirac.reconstruct = 18 or 12 (got 8)");
+             name + " needs solver.precision = \"mixed\" (got \"" + choice_name(cfg.solver.precision) + "\")");
+  if (cfg.dirac.reconstruct == 8) io::fail("solver.sloppy", name + " needs dirac.reconstruct = 18 or 12 (got 8)");
 }
 
 void check_solve(const Config& cfg, const SolveConfig& s, std::size_t i) {

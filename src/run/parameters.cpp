@@ -21,7 +21,8 @@ const ChoiceList<Precision>& precisions() {
 }
 
 const ChoiceList<Sloppy>& sloppies() {
-  static const ChoiceList<Sloppy> c{{{"single", Sloppy::Single}, {"half", Sloppy::Half}}};
+  static const ChoiceList<Sloppy> c{
+      {{"single", Sloppy::Single}, {"half", Sloppy::Half}, {"single_fp64", Sloppy::SingleFp64}}};
   return c;
 }
 

@@ -392,13 +392,16 @@ void declare_solver(std::vector<Param>& out) {
   p = Param{};
   p.table = "solver", p.key = "sloppy", p.type = "string", p.def = "\"single\"", p.rule = sloppies().listed();
   p.doc =
-      "Mixed precision only (\"half\" with another solver.precision is an input error): the fields of the sloppy CG "
-      "in fp32 (\"single\") or in \"half\", 16-bit fixed point with one fp32 norm per chiral half of a site, 56 "
-      "instead of 96 bytes per spinor, and the sloppy operator's clover term A^-1 likewise with one fp32 norm per "
-      "6x6 chiral block, 152 instead of 288 bytes per site (the operator's arithmetic and links stay fp32; the CG's "
-      "partial solution too). The fp64 result reaches the same tol in a few more iterations (2-12% more than with "
-      "fp32 sloppy fields in the tests). Half needs dirac.reconstruct 18 or 12. Changes the result only by "
-      "rounding.";
+      "Mixed precision only (\"half\" or \"single_fp64\" with another solver.precision is an input error): the "
+      "fields of the sloppy CG in fp32 (\"single\"); in \"half\", 16-bit fixed point with one fp32 norm per chiral "
+      "half of a site, 56 instead of 96 bytes per spinor, and the sloppy operator's clover term A^-1 likewise with one "
+      "fp32 norm per 6x6 chiral block, 152 instead of 288 bytes per site (the operator's arithmetic and links stay "
+      "fp32; the CG's partial solution too); or in fp32 with every arithmetic of the sloppy operator and vectors in "
+      "fp64 (\"single_fp64\": the bytes of \"single\", fp64 flops and registers). fp32 arithmetic inside the "
+      "stencil costs the fp64 result iterations near critical kappa on smooth fields (unit gauge, kappa 0.124, 8^3x16 "
+      "to 16^3x32: 13-23% more than the double CG with \"single\", 26-29% with \"half\"); \"single_fp64\" needs "
+      "the double CG's count. \"half\" and \"single_fp64\" need dirac.reconstruct 18 or 12. Changes the result "
+      "only by rounding.";
   p.example = "\"half\"", p.example_active = false, p.attribute = "sloppy";  // (the example is in double)
   p.read = [](const io::InputValue& v, Target& t) { t.cfg.solver.sloppy = sloppies().read(v); };
   p.show = [](const View& v) { return str(sloppies().name(v.cfg.solver.sloppy)); };

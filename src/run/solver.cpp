@@ -1,5 +1,6 @@
-// solver.cpp: the solver of solver.hpp for the four precision pairs (outer, inner): (double, double),
-// (float, float), (double, float) and (double, Half), the inner operator being the outer one when the precisions agree.
+// solver.cpp: the solver of solver.hpp for the five precision pairs (outer, inner): (double, double),
+// (float, float), (double, float), (double, Half) and (double, Fp32Fp64), the inner operator being the outer one when
+// the precisions agree.
 #include "src/run/solver.hpp"
 
 #include <algorithm>
@@ -20,7 +21,7 @@ void add_halo_stats(WilsonClover<R>& op, int rank, HaloStats& halo) {
   for (const auto& d : op.halo_stats()) {
     CommRow row;
     row.rank = rank;
-    row.precision_bits = std::is_same_v<R, Half> ? 16 : 8 * static_cast<int>(sizeof(R));
+    row.precision_bits = std::is_same_v<R, Half> ? 16 : 8 * static_cast<int>(sizeof(store_t<R>));  // (stored)
     row.direction = d.mu;
     row.transport = transport_name(d.transport);
     row.split_exterior = d.split_exterior;
@@ -133,6 +134,7 @@ std::unique_ptr<Solver> solver_of(Precision precision, Sloppy sloppy, Context& c
       break;
   }
   if (sloppy == Sloppy::Half) return std::make_unique<SolverOf<double, Half>>(ctx, geom, gauge, params);
+  if (sloppy == Sloppy::SingleFp64) return std::make_unique<SolverOf<double, Fp32Fp64>>(ctx, geom, gauge, params);
   return std::make_unique<SolverOf<double, float>>(ctx, geom, gauge, params);
 }
 

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# f32d.sh: the GPU checks and timings of the fp32/fp64 sloppy operator (solver.sloppy = "single_fp64", issue 17
+# item 1: fp32 fields, fp64 arithmetic) on one H100/H200, for the lead.
+#
+#   bash jobs/device/f32d.sh          # from the repository root; results under $OUT (or ./f32d_out)
+#
+# What it does (about 5-6 minutes of device time on 16 cores; the build is about half of it):
+#   1. Dependencies the image lacks and the CUDA build for sm_90 (-j16) into build-device/ (jobs/device/common.sh).
+#   2. ctest: GpuF32d.* (label gpu: the device's fp32/fp64 kernels against its fp64 operator on the same fp32 fields,
+#      links of 18 and 12 reals; mixed/single_fp64 within 5% of the double CG's iterations on the unit gauge field),
+#      then the CPU suite's F32dOperator.* and F32dSloppy.* tests, which run on the GPU in this build.
+#   3. The unit-gauge problem of jobs/device/time_to_solution.sh (32^3x64, kappa 0.124, csw 1, antiperiodic t, one
+#      random source, seed 5, fp64 result to 1e-10): double, then mixed with solver.sloppy = "single", "single_fp64"
+#      and "half", links of 18 and 12 reals, with the measured peak: the solve's CG seconds, iterations, reliable
+#      updates, true residual, and the kernel table's rows of the hot kernels (eo_clover, oe_clover, eo_clover_dag,
+#      oe_clover_dag, blas_cg_update, blas_axpby; _f32d and _half for those operators; the rows without suffix also
+#      hold the few fp64 applications of the reliable updates): us per call, GB/s in the minimum bytes of its own
+#      format, % of the measured peak.
+#   4. Prints the table; leaves summary.txt and results.tar.gz in $OUT.
+# What to look for: single_fp64's iterations within 5% of double's (single: 13-23% more on the CPU from 8^3x16 to
+# 16^3x32, 14% on the H100 at 32^3x64); its seconds against single's (fp64 flops on fp32 bytes: on the H100 the hot
+# kernels should stay memory-bound, % of peak near single's).
+# Exit status: 0 when the build, every test and the runs passed (the timings are reported, not judged).
+# Optional: EMPRISM_DEVICE_SKIP_TESTS=1, and common.sh's EMPRISM_DEVICE_JOBS, EMPRISM_DEVICE_BUILD_DIR,
+# EMPRISM_DEVICE_BACKEND, EMPRISM_DEVICE_EXTENTS.
+set -uo pipefail
+EMPRISM_DEVICE_NAME=f32d
+# shellcheck source=jobs/device/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+# ---- 2. tests ----
+if [ "${EMPRISM_DEVICE_SKIP_TESTS:-0}" = 1 ]; then
+  say "tests: skipped (EMPRISM_DEVICE_SKIP_TESTS=1)"
+else
+  device_ctest gpu -L gpu -R '^GpuF32d\.' -j 4
+  device_ctest f32d -R '^(F32dOperator|F32dSloppy)\.' -j 4
+fi
+say "tests done ($(elapsed))"
+
+# ---- 3. the unit-gauge solves ----
+exe=$build/emprism-mpi
+run() {  # run NAME PRECISION SLOPPY RECONSTRUCT: leaves NAME.log and NAME.rc in $work
+  cat > "$work/$1.toml" << EOF2
+[lattice]
+extents = [$extents]
+[gauge]
+source = "unit"
+[dirac]
+kappa = 0.124
+csw = 1.0
+reconstruct = $4
+[solver]
+precision = "$2"
+sloppy = "$3"
+tol = 1e-10
+max_iter = 5000
+[log]
+progress_every = 1000
+[metrics]
+peak = true
+[output]
+file = "$1.h5"
+overwrite = true
+fields = false
+[[solve]]
+name = "noise"
+type = "random"
+seed = 5
+EOF2
+  (cd "$work" && OMP_NUM_THREADS=$jobs timeout 200 mpiexec -n 1 --bind-to none "$exe" "$1.toml" > "$1.log" 2>&1
+  echo $? > "$1.rc")
+  [ "$(cat "$work/$1.rc")" = 0 ] || status=1
+}
+names=(double18 single18 f32d18 half18 double12 single12 f32d12 half12)
+run double18 double single 18
+run single18 mixed single 18
+run f32d18 mixed single_fp64 18
+run half18 mixed half 18
+run double12 double single 12
+run single12 mixed single 12
+run f32d12 mixed single_fp64 12
+run half12 mixed half 12
+say "runs done ($(elapsed))"
+
+# ---- 4. table ----
+row() {  # row NAME LABEL: seconds, iterations, reliable updates, true residual from the solve's log line
+  local line s it upd res
+  line=$(grep -m1 -E "solve 'noise': (converged|NOT converged)" "$work/$1.log")
+  s=$(echo "$line" | sed -n 's/.*, \([0-9.]*\) s$/\1/p')
+  it=$(echo "$line" | sed -n 's/.*converged in \([0-9]*\) iterations.*/\1/p')
+  upd=$(echo "$line" | sed -n 's/.*(\([0-9]*\) reliable updates).*/\1/p')
+  res=$(echo "$line" | sed -n 's/.*true residual \([0-9.e+-]*\).*/\1/p')
+  [ -n "$it" ] || line="exit $(cat "$work/$1.rc"): $(tail -1 "$work/$1.log")"
+  printf '%-26s %8s %6s %8s %10s  %s\n' "$2" "${s:--}" "${it:--}" "${upd:--}" "${res:--}" \
+    "$([ -n "$it" ] || echo "$line")" | tee -a "$summary"
+}
+say ""
+say "unit gauge, [$extents], kappa 0.124, csw 1, antiperiodic t, fp64 result to 1e-10"
+printf '%-26s %8s %6s %8s %10s\n' "precision/sloppy, reconstruct" seconds iter updates true_res | tee -a "$summary"
+for rc in 18 12; do
+  row double$rc "double, $rc"
+  row single$rc "mixed/single, $rc"
+  row f32d$rc "mixed/single_fp64, $rc"
+  row half$rc "mixed/half, $rc"
+done
+say ""
+say "kernel rows of the hot kernels (the log's metrics table):"
+for n in "${names[@]}"; do
+  hot="(eo_clover|oe_clover|eo_clover_dag|oe_clover_dag|blas_cg_update|blas_axpby)(_half|_f32d)?"
+  grep -h -E "^\[.*\] (peak|$hot) " "$work/$n.log" | sed "s/^.*\] /  $n: /" | tee -a "$summary"
+done
+touch "$out/ctest_gpu.log" "$out/ctest_f32d.log"
+tar -czf "$out/results.tar.gz" -C "$out" work cmake.log build.log summary.txt ctest_gpu.log ctest_f32d.log 2> /dev/null
+rm -rf "$work"
+say "total $(elapsed); exit $status"
+exit $status
