@@ -273,7 +273,7 @@ class CloverField<Half> {
       : vh_(g.half_volume()), q_(2 * static_cast<std::size_t>(vh_)), norm_(2 * static_cast<std::size_t>(vh_)) {}
   int sites() const { return vh_; }
   std::size_t bytes() const { return q_.bytes() + norm_.bytes(); }
-  template <typename T = float>  // (the arithmetic, fp32: as CloverField<R>::view)
+  template <typename T = Half>  // CloverView<Half, float>: the type of DiracArg<Half>::clover (the same view)
   CloverView<Half, T> view() const {
     const CloverView<Half> v = view_of(const_cast<CloverBlock16*>(q_.data()), const_cast<float*>(norm_.data()));
     CloverView<Half, T> w;
