@@ -1,6 +1,8 @@
 // halo_policy.hpp: the choices of the halo exchange and how the ranks agree on them (comm/ holds no physics).
-// A policy names, per partitioned direction, the transport that moves the faces, and whether the boundary sites
-// are finished by one fused exterior kernel or by one kernel per direction (split):
+// A policy names, per partitioned direction, the transport that moves the faces, and how the boundary sites are
+// finished: by one fused exterior kernel or by one kernel per direction (split), both overlapping the exchange with
+// the interior kernel, or by one kernel over all sites after the faces arrived (whole: no overlap, no second pass
+// over the boundary sites; it wins where the faces move fast, e.g. peer copies on one GPU):
 //   staged     device -> pinned host memory -> MPI -> pinned host memory -> device, asynchronous copies on the
 //              direction's stream; to itself (force_halo) the faces go device -> pinned -> device, no MPI
 //   gpu_aware  device buffers handed to MPI (an MPI that accepts device memory; on the CPU backend, where field
@@ -10,8 +12,8 @@
 // Candidates: for the request "auto", every transport MPI offers for all directions (staged, gpu_aware when
 // available) and, where peer is possible, peer in those directions with each of them elsewhere; a forced
 // transport keeps only candidates that use it (peer: where possible, the rest tuned); each with the exterior
-// fused and (when more than one direction is partitioned) split. Staged is no candidate of "auto" on the CPU
-// backend (two pointless host copies). Every rank computes the same list from agreed availability.
+// fused, split (when more than one direction is partitioned) and whole, in that order. Staged is no candidate of "auto"
+// on the CPU backend (two pointless host copies). Every rank computes the same list from agreed availability.
 // Agreement: each rank times every candidate; the slowest rank's time decides (max over ranks), the fastest of
 // those wins, ties to the earlier candidate; every rank ends with the same index.
 // Who may call: candidate_policies, fastest_of_slowest and describe are pure; agree_on_policy and
@@ -48,10 +50,14 @@ struct TransportAvailability {
   std::array<bool, 4> partitioned{};  // directions that exchange halos
 };
 
+// How the boundary sites are finished (see the top of the file); every choice gives the same bits.
+enum class Exterior { Fused, Split, Whole };
+const char* exterior_name(Exterior e);  // "fused", "split", "whole"
+
 struct HaloPolicy {
   std::array<Transport, 4> transport{Transport::Staged, Transport::Staged, Transport::Staged, Transport::Staged};
-  bool split_exterior = false;
-  bool operator==(const HaloPolicy& o) const { return transport == o.transport && split_exterior == o.split_exterior; }
+  Exterior exterior = Exterior::Fused;
+  bool operator==(const HaloPolicy& o) const { return transport == o.transport && exterior == o.exterior; }
   // E.g. "peer in x y z, staged in t; exterior split by direction".
   std::string describe(const std::array<bool, 4>& partitioned) const;
 };

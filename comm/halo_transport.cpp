@@ -355,7 +355,7 @@ std::vector<HaloTransport::DirectionStats> HaloTransport::stats() {
   for (int mu = 0; mu < 4; ++mu) {
     if (!grid_.partitioned[mu]) continue;
     const Dir& d = *dirs_[static_cast<std::size_t>(mu)];
-    out.push_back(DirectionStats{mu, d.transport, policy_.split_exterior, d.calls,
+    out.push_back(DirectionStats{mu, d.transport, policy_.exterior, d.calls,
                                  2.0 * static_cast<double>(face_bytes_[mu]), d.exchange_s, d.exposed_s});
   }
   return out;

@@ -105,7 +105,7 @@ class HaloTransport {
   struct DirectionStats {
     int mu;
     Transport transport;
-    bool split_exterior;
+    Exterior exterior;
     std::int64_t calls;
     double bytes_per_call;  // sent by this rank, both faces
     double exchange_s;      // start of the round -> faces in place, summed

@@ -7,6 +7,10 @@
 // neighbour U_mu(x-mu)^dag P psi(x-mu) (the sender applied its link; kernels/halo_pack.hpp).
 // A kernel is an epilogue (what to do with acc = H in at a site) run by drivers:
 //   DslashInterior     all sites, hops that stay on the rank; boundary sites store the partial acc in out
+//   DslashWhole        all sites after the halos arrived (no overlap): DslashInterior's hops, then at a boundary
+//                      site the partial through out (stored and loaded again behind a compiler barrier, as between
+//                      the two kernels: nothing fuses across it) plus DslashExterior's halo hops h; one epilogue
+//                      for all sites: the bits of the other drivers
 //   DslashExterior     boundary sites only, after the halos arrived: h = the halo hops (mu = 0..3), then the
 //                      epilogue of acc = partial + h
 //   DslashExteriorDir  the boundary sites of one direction mu, as its halo arrives: h (kept per boundary site in
@@ -205,6 +209,29 @@ struct DslashInterior {
       e.a.out.store(cb, acc);  // partial: DslashExterior finishes this site
     else
       e.finish(cb, acc);
+  }
+};
+
+template <typename Epi, int Rc = 18>
+struct DslashWhole {
+  using R = decltype(std::declval<Epi>().a.hop.phase[0].re);
+  Epi e;
+  EMPRISM_HD void operator()(int cb) const {
+    const auto& hop = e.a.hop;
+    int x[4];
+    hop.lat.coords(cb, hop.out_parity, x);
+    auto acc = zero_spinor<R>();
+    apply_hopping<Epi::kDag, HopPart::Interior, Rc>(hop, x, cb, acc);
+    if (hop.lat.on_boundary(x)) {
+      // As between DslashInterior and DslashExterior: the partial goes to out and comes back by a load the compiler
+      // cannot see through (memory_barrier), so nothing fuses across it and its registers are free for h.
+      e.a.out.store(cb, acc);
+      memory_barrier();
+      auto h = zero_spinor<R>();
+      apply_hopping<Epi::kDag, HopPart::Exterior, Rc>(hop, x, cb, h);
+      acc = e.a.out.load(cb) + h;  // partial + h, each component as acc_half(PartialPlus) adds it
+    }
+    e.finish(cb, acc);  // one epilogue for both kinds of site (a warp holds both: x's faces are in every row)
   }
 };
 

@@ -137,7 +137,7 @@ for r in nohalo fh_staged fh_peer fh_auto fh_gpu_aware r2_auto r2_staged r2_mps;
   ms=$(ms_per_it $r)
   ratio=-
   [ -n "$ms" ] && [ -n "$base" ] && ratio=$(awk -v a="$ms" -v b="$base" 'BEGIN { printf "%.2f", a / b }')
-  policy=$(sed -n 's/.*halo policy (fp32 operator): \([^;]*; exterior [a-z ]*\).*/\1/p' "$work/$r.log" | head -1)
+  policy=$(sed -n 's/.*halo policy (fp32 operator): \([^;]*; [a-z ()]*\).*/\1/p' "$work/$r.log" | head -1)
   [ $r = fh_gpu_aware ] && policy=$(grep -o "comm.transport: .*" "$work/$r.log" | head -1 | cut -c1-90)
   printf "%-14s %4s %9s %7s  %s\n" $r "$(cat "$work/$r.rc" 2> /dev/null)" "${ms:--}" "$ratio" "$policy" |
     tee -a "$summary"

@@ -13,9 +13,10 @@
 // format gives the operator of any theta.
 // Distributed: every hopping kernel packs the spin-projected faces of its input on the streams of the halo
 // transport (comm/halo_transport.hpp), runs the interior of the kernel on the compute stream while the faces
-// travel, and finishes the boundary sites once they arrived (one fused exterior kernel, or one per direction);
+// travel, and finishes the boundary sites once they arrived (one fused exterior kernel, or one per direction), or
+// runs one kernel over all sites once the faces arrived (no overlap: for fast transports the cheaper way);
 // nothing waits for the device. The metrics row of the kernel holds the compute stream's time from before the
-// packing to after the exterior. The halo policy (transport per direction, fused or split exterior) is tuned on
+// packing to after the exterior. The halo policy (transport per direction, exterior fused, split or whole) is tuned on
 // the operator's first partitioned application, agreed by all ranks, reported and kept; every policy gives
 // bitwise the same result.
 // Precisions: R = double, float, and Half (kernels/half.hpp: the spinors in 16-bit fixed point, arithmetic, links and
@@ -116,7 +117,8 @@ class WilsonClover {
   // The same with the links' format Rc as a template parameter (the drivers' instantiation).
   template <int Rc, typename Epi>
   void dslash_of(const char* name, double flops_per_site, double bytes_per_site, const Epi& epi);
-  // One partitioned application under the current policy: packs, interior, waits, exterior. key: the interior
+  // One partitioned application under the current policy: packs, interior, waits, exterior (whole:
+  // packs, waits, one kernel over all sites). key: the interior
   // kernel's tune key (hot kernels: a tuned launch, kernels/tune.hpp).
   template <int Rc, typename Epi>
   void exchange_and_apply(Epi epi, const std::string& key);

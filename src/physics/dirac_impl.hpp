@@ -187,11 +187,19 @@ void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key) {
     epi.a.hop.halo_fwd[mu] = static_cast<const HalfSpinor<real_t<R>>*>(transport_.from_fwd(mu));
     epi.a.hop.halo_bwd[mu] = static_cast<const HalfSpinor<real_t<R>>*>(transport_.from_bwd(mu));
   }
+  const Exterior exterior = transport_.policy().exterior;
+  if (exterior == Exterior::Whole) {  // no overlap: one kernel over all sites once every face is in place
+    for (int mu = 0; mu < 4; ++mu)
+      if (geom_.partitioned(mu)) transport_.wait(mu);
+    run_kernel(geom_.half_volume(), DslashWhole<Epi, Rc>{epi});
+    transport_.end();
+    return;
+  }
   if constexpr (kTunedEpi<Epi>)
     run_tuned(ctx_.tuner, key, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
   else
     run_kernel(geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
-  if (transport_.policy().split_exterior) {
+  if (exterior == Exterior::Split) {
     for (int mu = 0; mu < 4; ++mu) {  // in order: the partial sums add up as in the fused kernel
       if (!geom_.partitioned(mu)) continue;
       transport_.wait(mu);
