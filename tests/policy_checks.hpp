@@ -61,10 +61,16 @@ std::vector<std::string> policies_that_differ(WilsonClover<R>& op, Apply apply) 
   return differ;
 }
 
-inline bool has_whole(const std::vector<HaloPolicy>& candidates) {
+// True when the candidates include exterior e (the checks must cover every driver: fused, split and whole).
+inline bool has_exterior(const std::vector<HaloPolicy>& candidates, Exterior e) {
   for (const HaloPolicy& p : candidates)
-    if (p.exterior == Exterior::Whole) return true;
+    if (p.exterior == e) return true;
   return false;
+}
+
+inline void assert_every_exterior(const std::vector<HaloPolicy>& candidates) {
+  for (Exterior e : {Exterior::Fused, Exterior::Split, Exterior::Whole})
+    ASSERT_TRUE(has_exterior(candidates, e)) << exterior_name(e);
 }
 
 }  // namespace policy
@@ -83,12 +89,12 @@ void expect_every_policy_gives_the_same_bits(const Extents& lat, int rc) {
     WilsonClover<Half> op(s.ctx, *s.op);
     ParitySpinor<Half> in_h(s.geom);
     blas::convert(s.ctx, in_h, in.odd);
-    ASSERT_TRUE(policy::has_whole(op.halo_candidates()));
+    ASSERT_NO_FATAL_FAILURE(policy::assert_every_exterior(op.halo_candidates()));
     EXPECT_EQ(policy::policies_that_differ(op, [&] { return policy::mdagm_bytes(s.ctx, op, in_h); }),
               std::vector<std::string>{})
         << "half, links of " << rc;
   } else {
-    ASSERT_TRUE(policy::has_whole(s.op->halo_candidates()));
+    ASSERT_NO_FATAL_FAILURE(policy::assert_every_exterior(s.op->halo_candidates()));
     const auto apply = [&] {
       SpinorField<R> m(s.geom);
       s.op->apply_m(m, in);

@@ -139,10 +139,11 @@ class WilsonClover {
   ParitySpinor<R> tmp_e_, tmp_e2_, tmp_o_;
   std::array<Complex<real_t<R>>, 4> phase_;
   HaloTransport transport_;
-  Buffer<int> boundary_[2];       // per output parity: the sites with a hop leaving the rank
-  Buffer<int> face_sites_[2][4];  // per output parity and direction: (site, boundary index) on the boundary of mu
-  Buffer<Spinor<real_t<R>>> halo_sums_;  // split exterior: the halo hops summed so far, per boundary site
-  Buffer<double> site_norm_;             // oe_clover's |v|^2 per site
+  Buffer<int> boundary_[2];            // per output parity: the sites with a hop leaving the rank
+  Buffer<int> last_face_sites_[2][4];  // per output parity and mu: the boundary sites whose highest boundary direction
+                                       // is mu (exterior split)
+  int last_partitioned_ = -1;          // the highest partitioned direction
+  Buffer<double> site_norm_;           // oe_clover's |v|^2 per site
 };
 
 // Flops and minimum bytes per even site of one CG iteration on Mhat^dag Mhat with reals of `real_bytes` bytes and links

@@ -104,25 +104,26 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const DiracPar
       site_norm_(static_cast<std::size_t>(geom.half_volume())) {
   using T = real_t<R>;
   for (int mu = 0; mu < 4; ++mu) phase_[mu] = {T(std::cos(params.theta[mu])), T(std::sin(params.theta[mu]))};
-  std::size_t most = 0;
+  for (int mu = 0; mu < 4; ++mu)
+    if (geom.partitioned(mu)) last_partitioned_ = mu;
   for (int p = 0; p < 2; ++p) {
     const std::vector<int> sites = geom.boundary_sites(p);
-    most = std::max(most, sites.size());
     boundary_[p] = Buffer<int>(sites.size());
     boundary_[p].from_host(sites);  // (an empty list allocates nothing)
+    std::vector<int> by_last[4];    // the sites by their highest boundary direction
+    for (int cb : sites) {
+      int x[4];
+      geom.arg().coords(cb, p, x);
+      const int mask = geom.arg().boundary_mask(x);
+      int last = 3;
+      while ((mask >> last) == 0) --last;
+      by_last[last].push_back(cb);
+    }
     for (int mu = 0; mu < 4; ++mu) {
-      if (!geom.partitioned(mu)) continue;
-      std::vector<int> face;  // (cb, boundary index) of the sites on the boundary of mu
-      for (std::size_t k = 0; k < sites.size(); ++k) {
-        int x[4];
-        geom.arg().coords(sites[k], p, x);
-        if (x[mu] == 0 || x[mu] == geom.local()[mu] - 1) face.insert(face.end(), {sites[k], static_cast<int>(k)});
-      }
-      face_sites_[p][mu] = Buffer<int>(face.size());
-      face_sites_[p][mu].from_host(face);
+      last_face_sites_[p][mu] = Buffer<int>(by_last[mu].size());
+      last_face_sites_[p][mu].from_host(by_last[mu]);
     }
   }
-  halo_sums_ = Buffer<Spinor<real_t<R>>>(geom.any_partitioned() ? most : 0);
 }
 
 template <typename R>
@@ -192,28 +193,22 @@ void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key) {
     for (int mu = 0; mu < 4; ++mu)
       if (geom_.partitioned(mu)) transport_.wait(mu);
     run_kernel(geom_.half_volume(), DslashWhole<Epi, Rc>{epi});
-    transport_.end();
-    return;
-  }
-  if constexpr (kTunedEpi<Epi>)
-    run_tuned(ctx_.tuner, key, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
-  else
-    run_kernel(geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
-  if (exterior == Exterior::Split) {
-    for (int mu = 0; mu < 4; ++mu) {  // in order: the partial sums add up as in the fused kernel
+  } else {
+    if constexpr (kTunedEpi<Epi>)
+      run_tuned(ctx_.tuner, key, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
+    else
+      run_kernel(geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
+    for (int mu = 0; mu < 4; ++mu) {
       if (!geom_.partitioned(mu)) continue;
       transport_.wait(mu);
-      const Buffer<int>& sites = face_sites_[out_parity][mu];
-      using T = real_t<R>;
-      const SpinorView<T> halo{
-          {reinterpret_cast<BlockOf<Spinor<T>>*>(halo_sums_.data()), static_cast<int>(halo_sums_.size())}};
-      run_kernel(static_cast<std::int64_t>(sites.size() / 2), DslashExteriorDir<Epi, Rc>{epi, sites.data(), halo, mu});
+      // Split: the sites whose highest boundary direction is mu, now that the faces of 0..mu are in place; fused:
+      // every boundary site after the last wait.
+      const Buffer<int>* sites = exterior == Exterior::Split ? &last_face_sites_[out_parity][mu]
+                                 : mu == last_partitioned_   ? &boundary_[out_parity]
+                                                             : nullptr;
+      if (sites && sites->size() > 0)
+        run_kernel(static_cast<std::int64_t>(sites->size()), DslashExterior<Epi, Rc>{epi, sites->data()});
     }
-  } else {
-    for (int mu = 0; mu < 4; ++mu)
-      if (geom_.partitioned(mu)) transport_.wait(mu);
-    run_kernel(static_cast<std::int64_t>(boundary_[out_parity].size()),
-               DslashExterior<Epi, Rc>{epi, boundary_[out_parity].data()});
   }
   transport_.end();
 }
@@ -290,9 +285,9 @@ void WilsonClover<R>::dslash_of(const char* name, double flops_per_site, double 
                      : std::string();
   if (!geom_.any_partitioned()) {
     if constexpr (kTunedEpi<Epi>)
-      launch_tuned(ctx_.metrics, ctx_.tuner, key, cost, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
+      launch_tuned(ctx_.metrics, ctx_.tuner, key, cost, geom_.half_volume(), DslashLocal<Epi, Rc>{epi});
     else
-      launch(ctx_.metrics, cost, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
+      launch(ctx_.metrics, cost, geom_.half_volume(), DslashLocal<Epi, Rc>{epi});
     return;
   }
   if (!transport_.has_policy()) tune<Rc>(epi, key);
