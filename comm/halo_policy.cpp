@@ -99,6 +99,19 @@ std::string HaloPolicy::describe(const std::array<bool, 4>& partitioned) const {
   return out + "; exterior fused";
 }
 
+std::string HaloPolicy::label(const std::array<bool, 4>& partitioned) const {
+  std::string all, first;
+  bool same = true;
+  for (int mu = 0; mu < 4; ++mu) {
+    if (!partitioned[mu]) continue;
+    const std::string t = transport_name(transport[mu]);
+    if (first.empty()) first = t;
+    same = same && t == first;
+    all += (all.empty() ? "" : "+") + t;
+  }
+  return (same ? first : all) + "/" + exterior_name(exterior);
+}
+
 std::vector<HaloPolicy> candidate_policies(const TransportRequest& r, const TransportAvailability& a) {
   using C = TransportRequest::Choice;
   int nparts = 0;

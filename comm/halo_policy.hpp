@@ -1,8 +1,11 @@
 // halo_policy.hpp: the choices of the halo exchange and how the ranks agree on them (comm/ holds no physics).
-// A policy names, per partitioned direction, the transport that moves the faces, and how the boundary sites are
-// finished: by one fused exterior kernel or by one kernel per direction (split), both overlapping the exchange with
-// the interior kernel, or by one kernel over all sites after the faces arrived (whole: no overlap, no second pass
-// over the boundary sites; it wins where the faces move fast, e.g. peer copies on one GPU):
+// A policy names, per partitioned direction, the transport that moves the faces, and its exterior: how the sites
+// with a hop leaving the rank (boundary sites) are computed. fused: the interior kernel computes the other sites
+// while the faces travel, then one kernel the boundary sites after every face arrived; split: the same interior,
+// then the boundary sites whose highest boundary direction is k as soon as the faces of directions 0..k arrived
+// (k = 0..3); whole: one kernel over all sites after every face arrived (no overlap, no second pass; it wins where
+// the faces move fast, e.g. peer copies on one GPU). Each kernel computes a site whole (src/physics/dirac.hpp), so
+// every policy gives the same bits. Transports:
 //   staged     device -> pinned host memory -> MPI -> pinned host memory -> device, asynchronous copies on the
 //              direction's stream; to itself (force_halo) the faces go device -> pinned -> device, no MPI
 //   gpu_aware  device buffers handed to MPI (an MPI that accepts device memory; on the CPU backend, where field
@@ -60,6 +63,8 @@ struct HaloPolicy {
   bool operator==(const HaloPolicy& o) const { return transport == o.transport && exterior == o.exterior; }
   // E.g. "peer in x y z, staged in t; exterior split by direction".
   std::string describe(const std::array<bool, 4>& partitioned) const;
+  // Short, for lists: "peer/whole", or per partitioned direction when they differ: "peer+peer+staged/split".
+  std::string label(const std::array<bool, 4>& partitioned) const;
 };
 
 // Candidates in a fixed order (see the top of the file). Throws InputError naming request.key when the request

@@ -10,12 +10,13 @@
 // then the backward hop, each from the field when it stays on the rank and from the halo buffer when it leaves it,
 // then the epilogue of acc. No partial sum goes through memory, so every driver, and every halo policy
 // (comm/halo_policy.hpp), gives an output site the same bits: the same operations in the same order.
-//   DslashLocal     all sites, no partitioned direction: the halo reads compiled out (the operator without halos)
-//   DslashInterior  all sites while the faces travel; a site with a hop leaving the rank returns at once (an
-//                   exterior driver computes it)
-//   DslashExterior  the sites of a list, after the faces they read arrived: all boundary sites (exterior fused), or
-//                   those whose highest boundary direction is k, after the faces of 0..k (exterior split)
-//   DslashWhole     all sites after every face arrived (no overlap, no second pass)
+//   DslashLocal  all sites, no partitioned direction: the halo reads compiled out (the operator without halos)
+//   DslashHalo   with partitioned directions, one kernel launched in three modes (src/physics/dirac.hpp says when):
+//     interior   all sites while the faces travel; a site with a hop leaving the rank (a boundary site) returns at
+//                once (an exterior launch computes it)
+//     exterior   the sites of a list, after the faces they read arrived: all boundary sites (exterior fused), or
+//                those whose highest boundary direction is k, after the faces of 0..k (exterior split)
+//     whole      all sites after every face arrived (no overlap, no second pass)
 // With partitioned directions the result may differ from the operator without halos in the last place (the sender
 // applies U^dag to the backward faces); between the drivers of one partitioned operator it does not.
 // The drivers are templated on the links format Rc (18, 12, 8: kernels/link_format.hpp; the view unpacks each link as
@@ -48,32 +49,35 @@ struct HoppingArg {
 };
 
 // The hops of direction Mu at site x (checkerboard cb) added to acc: the forward hop, then the backward one, each
-// read from the field when it stays on the rank and from the halo buffer when it leaves it (Partitioned: the
-// operator has partitioned directions; false compiles the halo reads out, for the operator without halos).
+// read from the field when it stays on the rank and from the halo buffer when it leaves it. Partitioned = false (the
+// operator without halos) compiles the halo reads out; the hops from the field keep their run-time guard there too,
+// so that kernel's code is the one it had before the halo drivers shared this function.
 template <int Mu, bool Dag, bool Partitioned, int Rc, typename R>
 EMPRISM_HD inline void hop_direction(const HoppingArg<R>& a, const int x[4], int cb, Spinor<real_t<R>>& acc) {
   constexpr int kFwd = Dag ? +1 : -1;  // (1 - gamma) forward for H, (1 + gamma) for H^dag
+  const bool fwd_off = a.lat.partitioned[Mu] && x[Mu] == a.lat.l[Mu] - 1;
+  const bool bwd_off = a.lat.partitioned[Mu] && x[Mu] == 0;
   bool crosses = false;
-  if (Partitioned && a.lat.partitioned[Mu] && x[Mu] == a.lat.l[Mu] - 1) {
-    HalfSpinor<real_t<R>> h =
-        a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * a.halo_fwd[Mu][a.lat.face_index(x, Mu)];
-    if (a.lat.origin[Mu] + x[Mu] == a.lat.g[Mu] - 1) h = a.phase[Mu] * h;
-    accumulate_reconstructed<Mu, kFwd>(acc, h);
-  } else {
+  if (!fwd_off) {
     const int y = a.lat.neighbour(x, Mu, +1, crosses);
     HalfSpinor<real_t<R>> h = a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * project<Mu, kFwd>(a.in.load(y));
     if (crosses) h = a.phase[Mu] * h;
     accumulate_reconstructed<Mu, kFwd>(acc, h);
+  } else if (Partitioned) {
+    HalfSpinor<real_t<R>> h =
+        a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * a.halo_fwd[Mu][a.lat.face_index(x, Mu)];
+    if (a.lat.origin[Mu] + x[Mu] == a.lat.g[Mu] - 1) h = a.phase[Mu] * h;
+    accumulate_reconstructed<Mu, kFwd>(acc, h);
   }
-  if (Partitioned && a.lat.partitioned[Mu] && x[Mu] == 0) {
-    HalfSpinor<real_t<R>> h = a.halo_bwd[Mu][a.lat.face_index(x, Mu)];
-    if (a.lat.origin[Mu] + x[Mu] == 0) h = conj(a.phase[Mu]) * h;
-    accumulate_reconstructed<Mu, -kFwd>(acc, h);
-  } else {
+  if (!bwd_off) {
     const int y = a.lat.neighbour(x, Mu, -1, crosses);
     HalfSpinor<real_t<R>> h =
         adj_mul(a.gauge.template view<Rc>().load(1 - a.out_parity, y, Mu), project<Mu, -kFwd>(a.in.load(y)));
     if (crosses) h = conj(a.phase[Mu]) * h;
+    accumulate_reconstructed<Mu, -kFwd>(acc, h);
+  } else if (Partitioned) {
+    HalfSpinor<real_t<R>> h = a.halo_bwd[Mu][a.lat.face_index(x, Mu)];
+    if (a.lat.origin[Mu] + x[Mu] == 0) h = conj(a.phase[Mu]) * h;
     accumulate_reconstructed<Mu, -kFwd>(acc, h);
   }
 }
@@ -183,45 +187,39 @@ EMPRISM_HD inline void dslash_site(const Epi& e, int cb, const int x[4]) {
   e.finish(cb, acc);
 }
 
+// The kernel without halos keeps the code it had when it was also the interior driver: the store of the hop sum at a
+// boundary site cannot happen (no direction is partitioned) but stays, because without it nvcc allocates registers
+// differently (sm_90, links of 8 reals: spills). Bits: those of dslash_site<..., false>.
 template <typename Epi, int Rc = 18>
 struct DslashLocal {
   Epi e;
   EMPRISM_HD void operator()(int cb) const {
     int x[4];
     e.a.hop.lat.coords(cb, e.a.hop.out_parity, x);
-    dslash_site<Epi, Rc, false>(e, cb, x);
+    auto acc = zero_spinor<decltype(e.a.hop.phase[0].re)>();
+    apply_hopping<Epi::kDag, false, Rc>(e.a.hop, x, cb, acc);
+    if (e.a.hop.lat.on_boundary(x))
+      e.a.out.store(cb, acc);
+    else
+      e.finish(cb, acc);
   }
 };
 
+// Every driver of an operator with partitioned directions, one kernel (its modes differ only in which sites it
+// computes, by values the same for every thread of a launch):
+//   interior  sites = null, skip_boundary: all sites, a site with a hop leaving the rank returns at once
+//   exterior  sites = a list of boundary sites, i the index into it
+//   whole     sites = null, all sites
 template <typename Epi, int Rc = 18>
-struct DslashInterior {
+struct DslashHalo {
   Epi e;
-  EMPRISM_HD void operator()(int cb) const {
-    int x[4];
-    e.a.hop.lat.coords(cb, e.a.hop.out_parity, x);
-    if (e.a.hop.lat.on_boundary(x)) return;  // an exterior driver computes it
-    dslash_site<Epi, Rc, true>(e, cb, x);
-  }
-};
-
-template <typename Epi, int Rc = 18>
-struct DslashExterior {
-  Epi e;
-  const int* sites;  // checkerboard indices of output sites on the boundary
+  const int* sites = nullptr;  // checkerboard indices of output sites, or null: site i
+  bool skip_boundary = false;
   EMPRISM_HD void operator()(int i) const {
-    const int cb = sites[i];
+    const int cb = sites ? sites[i] : i;
     int x[4];
     e.a.hop.lat.coords(cb, e.a.hop.out_parity, x);
-    dslash_site<Epi, Rc, true>(e, cb, x);
-  }
-};
-
-template <typename Epi, int Rc = 18>
-struct DslashWhole {
-  Epi e;
-  EMPRISM_HD void operator()(int cb) const {
-    int x[4];
-    e.a.hop.lat.coords(cb, e.a.hop.out_parity, x);
+    if (skip_boundary && e.a.hop.lat.on_boundary(x)) return;  // an exterior launch computes it
     dslash_site<Epi, Rc, true>(e, cb, x);
   }
 };

@@ -143,5 +143,14 @@ TEST(HaloPolicy, DescribeNamesTransportsByDirectionAndTheExterior) {
   EXPECT_EQ(p.describe({false, false, false, false}), "no halo exchange");
 }
 
+TEST(HaloPolicy, LabelNamesOneTransportOrEachPartitionedDirectionsAndTheExterior) {
+  HaloPolicy p;
+  p.transport = {Transport::Peer, Transport::Staged, Transport::Peer, Transport::Peer};
+  p.exterior = Exterior::Whole;
+  EXPECT_EQ(p.label({true, false, true, true}), "peer/whole");
+  p.exterior = Exterior::Split;
+  EXPECT_EQ(p.label(kAll), "peer+staged+peer+peer/split");
+}
+
 }  // namespace
 }  // namespace emprism

@@ -128,8 +128,36 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const DiracPar
 
 template <typename R>
 template <int Rc>
+void WilsonClover<R>::pack_all(const HaloPackArg<R>& a, bool dag) {
+  const auto run = [&](auto f) {  // f: HaloPackAll of the right Dag, its targets and ranges filled here
+    using H = HalfSpinor<real_t<R>>;
+    int n = 0;
+    for (int mu = 0; mu < 4; ++mu) {
+      if (geom_.partitioned(mu)) {
+        const HaloTransport::PackTarget t = transport_.pack_target(mu);
+        f.send_bwd[mu] = static_cast<H*>(t.to_bwd);
+        f.send_fwd[mu] = static_cast<H*>(t.to_fwd);
+        n += 2 * geom_.arg().face_volume(mu);
+      }
+      f.end[mu] = n;
+    }
+    run_kernel(n, f, transport_.pack_stream());
+  };
+  if (dag)
+    run(HaloPackAll<R, true, Rc>{a, {}, {}, {}});
+  else
+    run(HaloPackAll<R, false, Rc>{a, {}, {}, {}});
+  transport_.packed_all();
+}
+
+template <typename R>
+template <int Rc>
 void WilsonClover<R>::pack(const SpinorView<R>& in, int in_parity, bool dag) {
   HaloPackArg<R> a{geom_.arg(), gauge_.links(), in, in_parity, nullptr, nullptr};
+  if (transport_.packs_together()) {  // every direction by peer: one launch packs them all
+    pack_all<Rc>(a, dag);
+    return;
+  }
   for (int mu = 0; mu < 4; ++mu) {
     if (!geom_.partitioned(mu)) continue;
     const HaloTransport::PackTarget t = transport_.pack_target(mu);
@@ -178,8 +206,17 @@ DiracArg<R> WilsonClover<R>::make_arg(int out_parity, const ParitySpinor<R>& in)
 }
 
 template <typename R>
+template <int Rc, typename F>
+void WilsonClover<R>::launch_halo(const std::string& row, const char* mode, std::int64_t n, const F& f) {
+  if (row.empty())
+    run_kernel(n, f);
+  else  // a hot kernel: tuned under a key of its own per mode
+    run_tuned(ctx_.tuner, tune_key(row + mode, sizeof(R), Rc, n), n, f);
+}
+
+template <typename R>
 template <int Rc, typename Epi>
-void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key) {
+void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& row) {
   const int out_parity = epi.a.hop.out_parity;
   transport_.begin();
   pack<Rc>(epi.a.hop.in, 1 - out_parity, Epi::kDag);
@@ -189,15 +226,12 @@ void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key) {
     epi.a.hop.halo_bwd[mu] = static_cast<const HalfSpinor<real_t<R>>*>(transport_.from_bwd(mu));
   }
   const Exterior exterior = transport_.policy().exterior;
-  if (exterior == Exterior::Whole) {  // no overlap: one kernel over all sites once every face is in place
+  if (exterior == Exterior::Whole) {  // no overlap: one launch over all sites once every face is in place
     for (int mu = 0; mu < 4; ++mu)
       if (geom_.partitioned(mu)) transport_.wait(mu);
-    run_kernel(geom_.half_volume(), DslashWhole<Epi, Rc>{epi});
+    launch_halo<Rc>(row, ".whole", geom_.half_volume(), DslashHalo<Epi, Rc>{epi, nullptr, false});
   } else {
-    if constexpr (kTunedEpi<Epi>)
-      run_tuned(ctx_.tuner, key, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
-    else
-      run_kernel(geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
+    launch_halo<Rc>(row, ".interior", geom_.half_volume(), DslashHalo<Epi, Rc>{epi, nullptr, true});
     for (int mu = 0; mu < 4; ++mu) {
       if (!geom_.partitioned(mu)) continue;
       transport_.wait(mu);
@@ -207,7 +241,7 @@ void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key) {
                                  : mu == last_partitioned_   ? &boundary_[out_parity]
                                                              : nullptr;
       if (sites && sites->size() > 0)
-        run_kernel(static_cast<std::int64_t>(sites->size()), DslashExterior<Epi, Rc>{epi, sites->data()});
+        run_kernel(static_cast<std::int64_t>(sites->size()), DslashHalo<Epi, Rc>{epi, sites->data(), false});
     }
   }
   transport_.end();
@@ -215,17 +249,17 @@ void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key) {
 
 template <typename R>
 template <int Rc, typename Epi>
-void WilsonClover<R>::tune(const Epi& epi, const std::string& key) {
+void WilsonClover<R>::tune(const Epi& epi, const std::string& row) {
   const std::vector<HaloPolicy>& candidates = transport_.candidates();
   std::vector<double> seconds(candidates.size(), 0.0);
   if (candidates.size() > 1) {
     transport_.set_recording(false);
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       transport_.set_policy(candidates[i]);
-      exchange_and_apply<Rc>(epi, key);  // first use of buffers and mappings, untimed
+      exchange_and_apply<Rc>(epi, row);  // first use of buffers and mappings, untimed
       backend::synchronize();
       const auto t0 = std::chrono::steady_clock::now();
-      for (int r = 0; r < kTuneRepetitions; ++r) exchange_and_apply<Rc>(epi, key);
+      for (int r = 0; r < kTuneRepetitions; ++r) exchange_and_apply<Rc>(epi, row);
       backend::synchronize();
       seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / kTuneRepetitions;
     }
@@ -241,7 +275,7 @@ void WilsonClover<R>::tune(const Epi& epi, const std::string& key) {
       for (std::size_t i = 0; i < candidates.size(); ++i) {
         char buf[32];
         std::snprintf(buf, sizeof(buf), " %.3f", 1e3 * seconds[i]);
-        msg += buf;
+        msg += std::string(i ? ", " : " ") + candidates[i].label(transport_.partitioned()) + buf;
       }
     }
     params_.report(msg);
@@ -279,10 +313,8 @@ void WilsonClover<R>::dslash_of(const char* name, double flops_per_site, double 
   const double n = geom_.half_volume();
   const std::string row = std::string(name) + PrecisionTraits<R>::row_suffix;
   const LaunchCost cost{row.c_str(), flops_per_site * n, (8 * Rc * sizeof(real_t<R>) + bytes_per_site) * n};
-  // Partitioned, the interior kernel skips the hops that leave the rank: a key of its own.
-  const std::string key =
-      kTunedEpi<Epi> ? tune_key(row + (geom_.any_partitioned() ? ".interior" : ""), sizeof(R), Rc, geom_.half_volume())
-                     : std::string();
+  const std::string tuned = kTunedEpi<Epi> ? row : std::string();  // the hot kernels: tuned launches
+  const std::string key = tuned.empty() ? tuned : tune_key(row, sizeof(R), Rc, geom_.half_volume());
   if (!geom_.any_partitioned()) {
     if constexpr (kTunedEpi<Epi>)
       launch_tuned(ctx_.metrics, ctx_.tuner, key, cost, geom_.half_volume(), DslashLocal<Epi, Rc>{epi});
@@ -290,10 +322,10 @@ void WilsonClover<R>::dslash_of(const char* name, double flops_per_site, double 
       launch(ctx_.metrics, cost, geom_.half_volume(), DslashLocal<Epi, Rc>{epi});
     return;
   }
-  if (!transport_.has_policy()) tune<Rc>(epi, key);
+  if (!transport_.has_policy()) tune<Rc>(epi, tuned);
   const backend::Stream compute = backend::compute_stream();
   const int t = ctx_.metrics.start_timing(compute);
-  exchange_and_apply<Rc>(epi, key);
+  exchange_and_apply<Rc>(epi, tuned);
   ctx_.metrics.stop_timing(t, compute, cost.name, cost.flops, cost.bytes);
 }
 
