@@ -190,4 +190,22 @@ struct ConvertOperatorFields {
   }
 };
 
+// The half operator's fields from an operator of precision Ro (kernels/clover_half.hpp): the links rounded to fp32 in
+// their format Rc, A^-1 rounded to fp32 and stored in 16 bits; A, which no kernel of the half operator reads, is not
+// converted. Thread i = parity * vh + cb, as ConvertOperatorFields.
+template <typename Ro, int Rc = 18>
+struct ConvertHalfOperatorFields {
+  int vh;
+  GaugeView<Ro, Rc> gin;
+  GaugeView<float, Rc> gout;
+  CloverView<Ro> ain_inv[2];
+  CloverView<Half> aout_inv[2];
+  EMPRISM_HD void operator()(int i) const {
+    const int p = i >= vh ? 1 : 0, cb = i - p * vh;
+    for (int mu = 0; mu < 4; ++mu) gout.store_packed(p, cb, mu, round_link<float>(gin.load_packed(p, cb, mu)));
+    const CloverSite<float> c = ConvertOperatorFields<float, Ro, Rc>::rounded(ain_inv[p].load(cb));
+    for (int b = 0; b < 2; ++b) aout_inv[p].store_block(cb, b, c.b[b]);
+  }
+};
+
 }  // namespace emprism

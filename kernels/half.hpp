@@ -1,6 +1,8 @@
 // half.hpp: the "half" storage precision of the sloppy CG (solver.sloppy = "half"): 16-bit fixed point with a norm,
 // in the style of QUDA's half precision. A tag type Half names it wherever a precision R names a field type
-// (ParitySpinor<Half>, WilsonClover<Half>); the arithmetic is done in real_t<Half> = float.
+// (ParitySpinor<Half>, WilsonClover<Half>); the arithmetic is done in real_t<Half> = float. The half operator's
+// clover term A^-1 is in 16-bit fixed point too, with a norm per 6x6 chiral block (kernels/clover_half.hpp); its links
+// stay fp32.
 //   A chiral half of a spinor (spins 2b, 2b+1: 12 reals) is stored as 12 int16 q_k with one float norm
 //   m = max_k |v_k| (computed in fp32): v_k = q_k m / 32767. Every component keeps an absolute error of at most
 //   m / 65534 (+ fp32 rounding): 2^-16 of the half's largest component, independent of the scale of the field.

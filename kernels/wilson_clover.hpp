@@ -95,8 +95,8 @@ EMPRISM_HD inline void apply_hopping(const HoppingArg<R>& a, const int x[4], int
 template <typename R>
 struct DiracArg {
   HoppingArg<R> hop;
-  CloverView<real_t<R>> clover;  // C of the output parity
-  SpinorView<R> x;               // xpay input, output parity
+  CloverView<R> clover;  // C of the output parity (Half: A^-1 in 16 bits, kernels/clover_half.hpp)
+  SpinorView<R> x;       // xpay input, output parity
   SpinorView<R> out;
   SpinorView<R> out2;
   double* site_norm = nullptr;  // EpiCloverXpay: |v|^2 per site when set
@@ -112,7 +112,9 @@ EMPRISM_HD inline HalfSpinor<R> acc_half(const Spinor<R>& acc, int b) {
 // at most one 6x6 block, one half of the xpay input and one half of the result are in registers with acc; each
 // half's stores precede the next half's loads (the compiler cannot hoist those loads: the fields might alias).
 // EpiCloverXpay loads its clover block again for the second product rather than keeping it in registers (the
-// block was just read, so the second read comes from the caches; gfx90a: 170 -> 154 VGPRs in fp64).
+// block was just read, so the second read comes from the caches; gfx90a: 170 -> 154 VGPRs in fp64): its first read
+// is load_block_kept, the second the streaming load_block. The hot epilogues read their xpay input with
+// load_half_once and store their results with store_half_final (streaming: kernels/backend/defs.hpp).
 template <typename R, bool Dag>
 struct EpiClover {
   static constexpr bool kDag = Dag;
@@ -120,7 +122,7 @@ struct EpiClover {
   template <typename Acc>
   EMPRISM_HD void finish(int cb, const Acc& acc) const {
     EMPRISM_UNROLL
-    for (int b = 0; b < 2; ++b) a.out.store_half(cb, b, block_mul(a.clover.load_block(cb, b), acc_half(acc, b)));
+    for (int b = 0; b < 2; ++b) a.out.store_half_final(cb, b, block_mul(a.clover.load_block(cb, b), acc_half(acc, b)));
   }
 };
 
@@ -134,9 +136,9 @@ struct EpiCloverXpay {
     EMPRISM_UNROLL
     for (int b = 0; b < 2; ++b) {
       const HalfSpinor<real_t<R>> v =
-          a.x.load_half(cb, b) + a.b * block_mul(a.clover.load_block(cb, b), acc_half(acc, b));
-      a.out.store_half(cb, b, v);
-      a.out2.store_half(cb, b, block_mul(a.clover.load_block(cb, b), v));
+          a.x.load_half_once(cb, b) + a.b * block_mul(a.clover.load_block_kept(cb, b), acc_half(acc, b));
+      a.out.store_half_final(cb, b, v);
+      a.out2.store_half_final(cb, b, block_mul(a.clover.load_block(cb, b), v));
       n = add_norm2(n, v);
     }
     if (a.site_norm) a.site_norm[cb] = n;
@@ -150,7 +152,7 @@ struct EpiXpay {
   template <typename Acc>
   EMPRISM_HD void finish(int cb, const Acc& acc) const {
     EMPRISM_UNROLL
-    for (int b = 0; b < 2; ++b) a.out.store_half(cb, b, a.x.load_half(cb, b) + a.b * acc_half(acc, b));
+    for (int b = 0; b < 2; ++b) a.out.store_half_final(cb, b, a.x.load_half_once(cb, b) + a.b * acc_half(acc, b));
   }
 };
 

@@ -6,6 +6,18 @@
 // 2^-24 m): kComponentBound, below 2^-15 of m and so of the site's largest component. Over a chiral half of 12
 // reals the 2-norm of the error is at most sqrt(12) times that, and m <= the half's 2-norm: a field stored in half
 // differs from its fp32 value by at most sqrt(12) kComponentBound relative (kFieldBound).
+// The half operator's A^-1 (kernels/clover_half.hpp) rounds each entry of a 6x6 block to the nearest step of m / 32767
+// (m: the block's largest |entry|): an error of at most e = kComponentBound m per real. Over the 6 real diagonal and 30
+// complex off-diagonal entries that is a Frobenius norm of at most sqrt(66) e, and |x| = |A (A^-1 x)| <= |A|_F |A^-1
+// x|, so A^-1 in 16 bits applied to any x errs by at most eps_C = sqrt(66) kComponentBound max(m(A^-1) |A|_F) relative,
+// the max over the blocks (CloverBounds, from the host's double A and A^-1). Through the kernels (first order):
+//   eo_clover, eo_clover_dag  A^-1 acc:                  kFieldBound + eps_C
+//   oe_clover's v = x + b A^-1 acc (error b dA^-1 acc <= eps_C |v - x| <= eps_C (|v| + |x|)):
+//                                                        kFieldBound + eps_C (1 + |x| / |v|)
+//   oe_clover's out2 = A^-1 v: dA^-1 v, and A^-1 applied to the error of v, which grows by at most
+//   kappa_C = max |A^-1|_F max |A|_F relative:           kFieldBound + eps_C + kappa_C eps_C (1 + |x| / |v|)
+//   oe_clover_dag reads no clover term:                  kFieldBound
+// each plus kArithmetic.
 // Who may call: tests only.
 #pragma once
 
@@ -57,6 +69,73 @@ inline double worst_round_trip(OperatorSetup<double>& s, unsigned seed) {
   return worst;
 }
 
+// The bounds of the half operator's A^-1 in 16 bits (above) from the host's double clover term.
+struct CloverBounds {
+  double eps = 0;    // eps_C: relative error of A^-1 x, any x
+  double kappa = 0;  // kappa_C: max |A^-1|_F max |A|_F
+};
+template <typename R>
+double block_max(const CloverBlock<R>& m) {
+  double big = 0;
+  for (int k = 0; k < 6; ++k) big = std::max(big, std::fabs(double(m.diag[k])));
+  for (int k = 0; k < 15; ++k)
+    big = std::max({big, std::fabs(double(m.lower[k].re)), std::fabs(double(m.lower[k].im))});
+  return big;
+}
+inline double block_frobenius(const CloverBlock<double>& m) {
+  double s = 0;
+  for (int k = 0; k < 6; ++k) s += m.diag[k] * m.diag[k];
+  for (int k = 0; k < 15; ++k) s += 2 * (m.lower[k].re * m.lower[k].re + m.lower[k].im * m.lower[k].im);
+  return std::sqrt(s);
+}
+inline CloverBounds clover_bounds(const HostClover& c) {
+  double eps = 0, inv_f = 0, a_f = 0;
+  for (int p = 0; p < 2; ++p)
+    for (std::size_t i = 0; i < c.a[p].size(); ++i)
+      for (int b = 0; b < 2; ++b) {
+        const double f = block_frobenius(c.a[p][i].b[b]);
+        eps = std::max(eps, block_max(c.a_inv[p][i].b[b]) * f);
+        inv_f = std::max(inv_f, block_frobenius(c.a_inv[p][i].b[b]));
+        a_f = std::max(a_f, f);
+      }
+  return {std::sqrt(66.0) * kComponentBound * eps, inv_f * a_f};
+}
+
+// The half operator's A^-1 against the fp32 operator's (both from the same fp64 one): the largest |error| of an entry
+// over its block's largest |entry|, both parities; `a_kept` receives the sites of the half operator's A (none kept).
+inline double worst_clover_entry(OperatorSetup<double>& s, int& a_kept) {
+  WilsonClover<float> f(s.ctx, *s.op);
+  WilsonClover<Half> h(s.ctx, *s.op);
+  double worst = 0;
+  a_kept = h.clover(false)[0].sites() + h.clover(false)[1].sites();
+  for (int p = 0; p < 2; ++p) {
+    const std::vector<CloverSite<float>> a = f.clover(true)[p].download(), q = h.clover(true)[p].download();
+    for (std::size_t i = 0; i < a.size(); ++i)
+      for (int b = 0; b < 2; ++b) {
+        const CloverBlock<float>& x = a[i].b[b];
+        const CloverBlock<float>& y = q[i].b[b];
+        double e = 0;
+        for (int k = 0; k < 6; ++k) e = std::max(e, std::fabs(double(x.diag[k]) - y.diag[k]));
+        for (int k = 0; k < 15; ++k)
+          e = std::max(
+              {e, std::fabs(double(x.lower[k].re) - y.lower[k].re), std::fabs(double(x.lower[k].im) - y.lower[k].im)});
+        const double m = block_max(x);
+        worst = std::max(worst, m > 0 ? e / m : e);
+      }
+  }
+  return worst;
+}
+
+// |a| of an fp32 field.
+inline double field_norm(const ParitySpinor<float>& a) {
+  double n = 0;
+  for (const Spinor<float>& x : a.download())
+    for (int sp = 0; sp < 4; ++sp)
+      for (int c = 0; c < 3; ++c)
+        n += double(x.s[sp].c[c].re) * x.s[sp].c[c].re + double(x.s[sp].c[c].im) * x.s[sp].c[c].im;
+  return std::sqrt(n);
+}
+
 // |a - b| / |a| of two fp32 fields.
 inline double field_rel_diff(const ParitySpinor<float>& a, const ParitySpinor<float>& b) {
   const std::vector<Spinor<float>> x = a.download(), y = b.download();
@@ -72,10 +151,16 @@ inline double field_rel_diff(const ParitySpinor<float>& a, const ParitySpinor<fl
 }
 
 // The hot kernels of the half operator against the fp32 operator (both rounded from the same fp64 one) on the same
-// input values (fields rounded to half first): each output differs only by its own rounding to half.
+// input values (fields rounded to half first): each output differs by its own rounding to half and by A^-1 in 16 bits.
+// x_over_v: |x| / |v| of oe_clover (its xpay input and fp32 output), for the bounds above.
 struct KernelDiffs {
-  double eo = 0, eo_dag = 0, oe = 0, oe_out2 = 0, oe_dag = 0;
+  double eo = 0, eo_dag = 0, oe = 0, oe_out2 = 0, oe_dag = 0, x_over_v = 0;
 };
+// The bounds above for the differences of kernel_diffs.
+inline KernelDiffs kernel_bounds(const CloverBounds& c, double x_over_v) {
+  const double e = kFieldBound + kArithmetic, v = c.eps * (1 + x_over_v);
+  return {e + c.eps, e + c.eps, e + v, e + c.eps + c.kappa * v, e, x_over_v};
+}
 inline KernelDiffs kernel_diffs(OperatorSetup<double>& s, unsigned seed) {
   WilsonClover<float> f(s.ctx, *s.op);
   WilsonClover<Half> h(s.ctx, *s.op);
@@ -98,6 +183,7 @@ inline KernelDiffs kernel_diffs(OperatorSetup<double>& s, unsigned seed) {
   }
   f.oe_clover(out_f, out2_f, te_f, xo_f);
   h.oe_clover(out_h, out2_h, te_h, xo_h);
+  d.x_over_v = field_norm(xo_f) / field_norm(out_f);
   d.oe = diff(out_f, out_h, got);
   d.oe_out2 = diff(out2_f, out2_h, got2);
   f.oe_clover_dag(out_f, te_f, xo_f);

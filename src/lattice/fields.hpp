@@ -5,7 +5,9 @@
 //   SpinorField<R>   a full-lattice spinor as its even and odd halves
 //   GaugeField<R>    the links U_mu(x) of both parities, 18, 12 or 8 reals per link (kernels/link_format.hpp)
 //   DeviceGauge      the double links with their halo in the host field's layout (a field generated on the device)
-//   CloverField<R>   A or A^-1, one CloverSite per site of one parity
+//   CloverField<R>   A or A^-1, one CloverSite per site of one parity; R = Half (the half operator's A^-1): 16-bit
+//                    fixed point with a norm per chiral block (kernels/clover_half.hpp), read as CloverSite<float>;
+//                    default-constructed: empty (no memory)
 // Host code reads and writes whole fields as element vectors in checkerboard order (download/upload): a host
 // staging copy of the raw memory is read or filled through the same view type the kernels use, so only
 // kernels/views.hpp knows the layout.
@@ -250,6 +252,41 @@ class CloverField {
   }
   int vh_;
   Buffer<CloverSite<R>> buf_;
+};
+
+template <>
+class CloverField<Half> {
+ public:
+  CloverField() = default;
+  explicit CloverField(const Geometry& g)
+      : vh_(g.half_volume()), q_(2 * static_cast<std::size_t>(vh_)), norm_(2 * static_cast<std::size_t>(vh_)) {}
+  int sites() const { return vh_; }
+  std::size_t bytes() const { return q_.bytes() + norm_.bytes(); }
+  CloverView<Half> view() const {
+    return view_of(const_cast<CloverBlock16*>(q_.data()), const_cast<float*>(norm_.data()));
+  }
+  std::vector<CloverSite<float>> download() const {
+    auto q = host_staging<CloverBlock16>(q_.size());
+    std::vector<float> norm(norm_.size());
+    q_.copy_to_host(q.get());
+    norm_.copy_to_host(norm.data());
+    const CloverView<Half> v = view_of(reinterpret_cast<CloverBlock16*>(q.get()), norm.data());
+    std::vector<CloverSite<float>> out(static_cast<std::size_t>(vh_));
+    for (int i = 0; i < vh_; ++i) out[i] = v.load(i);
+    return out;
+  }
+
+ private:
+  CloverView<Half> view_of(CloverBlock16* q, float* norm) const {
+    CloverView<Half> v;
+    v.q = reinterpret_cast<CloverView<Half>::B*>(q);
+    v.norm = norm;
+    v.sites = vh_;
+    return v;
+  }
+  int vh_ = 0;
+  Buffer<CloverBlock16> q_;  // [chiral block][8-byte block][site] (kernels/views.hpp)
+  Buffer<float> norm_;       // [chiral block][site]
 };
 
 }  // namespace emprism

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
 #include "kernels/clover_build.hpp"
@@ -51,6 +52,24 @@ void convert_of_format(Context& ctx, const Geometry& g, const GaugeField<Ro>& ga
   }
   const double vol = static_cast<double>(g.local_volume());
   launch(ctx.metrics, {"setup_convert", 0, vol * (4 * Rc + 2 * 72) * (sizeof(R) + sizeof(Ro))}, g.local_volume(), f);
+}
+
+template <int Rc>
+void convert_half_of_format(Context& ctx, const Geometry& g, const GaugeField<double>& gauge,
+                            const CloverField<double> a_inv[2], GaugeField<float>& gauge_out,
+                            CloverField<Half> a_inv_out[2]) {
+  ConvertHalfOperatorFields<double, Rc> f;
+  f.vh = g.half_volume();
+  f.gin = gauge.template view<Rc>();
+  f.gout = gauge_out.template view<Rc>();
+  for (int p = 0; p < 2; ++p) {
+    f.ain_inv[p] = a_inv[p].view();
+    f.aout_inv[p] = a_inv_out[p].view();
+  }
+  const double vol = static_cast<double>(g.local_volume());
+  const double clover_bytes = 72 * sizeof(double) + 2 * (sizeof(CloverBlock16) + sizeof(float));
+  launch(ctx.metrics, {"setup_convert", 0, vol * (4 * Rc * (sizeof(float) + sizeof(double)) + clover_bytes)},
+         g.local_volume(), f);
 }
 
 // max |unpack(pack(u)) - u| over the entries, in double; NaN when an unpacked entry is not finite (8 reals at
@@ -135,6 +154,17 @@ void convert_operator_fields(Context& ctx, const Geometry& g, const GaugeField<R
       convert_of_format<18>(ctx, g, gauge, a, a_inv, gauge_out, a_out, a_inv_out);
       break;
   }
+}
+
+void convert_half_operator_fields(Context& ctx, const Geometry& g, const GaugeField<double>& gauge,
+                                  const CloverField<double> a_inv[2], GaugeField<float>& gauge_out,
+                                  CloverField<Half> a_inv_out[2]) {
+  if (gauge.reconstruct() == 12)
+    convert_half_of_format<12>(ctx, g, gauge, a_inv, gauge_out, a_inv_out);
+  else if (gauge.reconstruct() == 18)
+    convert_half_of_format<18>(ctx, g, gauge, a_inv, gauge_out, a_inv_out);
+  else  // (the input refuses it: dirac.reconstruct)
+    throw std::logic_error("convert_half_operator_fields: the half operator has links of 18 or 12 reals");
 }
 
 void check_link_format(const HostGauge& u, int reconstruct, double tol) {

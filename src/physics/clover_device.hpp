@@ -41,4 +41,11 @@ void convert_operator_fields(Context& ctx, const Geometry& g, const GaugeField<R
                              const CloverField<Ro> a_inv[2], GaugeField<R>& gauge_out, CloverField<R> a_out[2],
                              CloverField<R> a_inv_out[2]);
 
+// The half operator's fields from the double operator's (row "setup_convert"): the links rounded to fp32 in their
+// format (18 or 12 reals; 8 throws std::logic_error), A^-1 in 16-bit fixed point (kernels/clover_half.hpp); A is not
+// converted (no kernel of the half operator reads it).
+void convert_half_operator_fields(Context& ctx, const Geometry& g, const GaugeField<double>& gauge,
+                                  const CloverField<double> a_inv[2], GaugeField<float>& gauge_out,
+                                  CloverField<Half> a_inv_out[2]);
+
 }  // namespace emprism

@@ -24,9 +24,11 @@
 // may differ from those in the last place. Nothing waits for the device. The metrics row of the kernel holds the
 // compute stream's time from before the packing to after the last driver. The halo policy (transport per direction,
 // exterior) is tuned on the operator's first partitioned application, agreed by all ranks, reported and kept.
-// Precisions: R = double, float, and Half (kernels/half.hpp: the spinors in 16-bit fixed point, arithmetic, links and
-// clover in fp32; the sloppy operator of solver.sloppy = "half", built from a double operator, links of 18 or 12
-// reals; only what the CG needs is instantiated). Minimum bytes count each field in its stored format.
+// Precisions: R = double, float, and Half (kernels/half.hpp: the spinors in 16-bit fixed point, arithmetic and links
+// in fp32, A^-1 in 16-bit fixed point with a norm per chiral block (kernels/clover_half.hpp), A not kept (no kernel of
+// the half operator reads it: only the CG's Mhat and Mhat^dag Mhat and the four hot kernels are instantiated, never
+// apply_m, apply_mhat_dag, apply_clover, prepare_source or reconstruct); the sloppy operator of solver.sloppy = "half",
+// built from a double operator, links of 18 or 12 reals). Minimum bytes count each field in its stored format.
 // Who may call: every rank of the process grid, in the same order (the halo exchange is collective; the
 // constructor and the destructor are collective too when a direction is partitioned).
 #pragma once
@@ -81,7 +83,8 @@ class WilsonClover {
   const Geometry& geometry() const { return geom_; }
   const DiracParams& params() const { return params_; }
   const GaugeField<real_t<R>>& links() const { return gauge_; }
-  const CloverField<real_t<R>>* clover(bool inverse) const { return inverse ? a_inv_ : a_; }  // [parity]
+  // [parity]; Half: A^-1 in 16 bits, A empty (CloverField<Half>: sites() 0).
+  const CloverField<R>* clover(bool inverse) const { return inverse ? a_inv_ : a_; }
   Context& context() { return ctx_; }
 
   void apply_m(SpinorField<R>& out, const SpinorField<R>& in);
@@ -146,8 +149,8 @@ class WilsonClover {
   Context& ctx_;
   const Geometry& geom_;
   DiracParams params_;
-  GaugeField<real_t<R>> gauge_;  // Half: links and clover in fp32 (only the spinors are in 16 bits)
-  CloverField<real_t<R>> a_[2], a_inv_[2];
+  GaugeField<real_t<R>> gauge_;     // Half: links in fp32
+  CloverField<R> a_[2], a_inv_[2];  // Half: A^-1 in 16 bits, A empty
   ParitySpinor<R> tmp_e_, tmp_e2_, tmp_o_;
   std::array<Complex<real_t<R>>, 4> phase_;
   HaloTransport transport_;

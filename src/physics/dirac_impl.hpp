@@ -1,6 +1,7 @@
 // dirac_impl.hpp: the template definitions of WilsonClover (dirac.hpp), the launchers of the Wilson-clover kernels.
 // Flops and minimum bytes per output site, with S = 24 R (spinor; half: 56 bytes), G = 18, 12 or 8 R (link in its
-// format), C = 72 R (clover block pair), R = sizeof(real) (fp32 for links and clover of the half operator):
+// format), C = 72 R (clover block pair; half: 152 bytes, A^-1 in 16 bits with 2 norms), R = sizeof(real) (fp32 for
+// the links of the half operator):
 //   hopping 1320 flops, 8 G + S (each input spinor counted once, reused by neighbours); unpacking a link of 12 or 8
 //   reals is not counted (the flops of a call are those of the operator, whatever the format)
 //   clover mat-vec 552 flops, C;  xpay 48 flops, S;  |v|^2 of a site (oe_clover for CG) 48 flops, 8 bytes
@@ -38,7 +39,19 @@ std::array<std::size_t, 4> face_bytes(const Geometry& g) {
 template <typename R>
 constexpr double kS = PrecisionTraits<R>::spinor_bytes;
 template <typename R>
-constexpr double kC = 72.0 * sizeof(real_t<R>);
+constexpr double kC = 72.0 * sizeof(R);
+template <>
+constexpr double kC<Half> = 2 * (sizeof(CloverBlock16) + sizeof(float));
+
+// The operator's storage of A (inverse false) or A^-1 of one parity: Half keeps A^-1 only (in 16 bits).
+template <typename R>
+CloverField<R> clover_storage(const Geometry& g, bool inverse) {
+  if constexpr (std::is_same_v<R, Half>) {
+    return inverse ? CloverField<Half>(g) : CloverField<Half>();
+  } else {
+    return CloverField<R>(g);
+  }
+}
 
 constexpr int kTuneRepetitions = 3;  // timed applications per candidate policy (after one untimed)
 
@@ -86,7 +99,12 @@ template <typename R>
 template <typename Ro>
 WilsonClover<R>::WilsonClover(Context& ctx, const WilsonClover<Ro>& other)
     : WilsonClover(ctx, other.geometry(), other.params()) {
-  convert_operator_fields(ctx, geom_, other.links(), other.clover(false), other.clover(true), gauge_, a_, a_inv_);
+  if constexpr (std::is_same_v<R, Half>) {
+    static_assert(std::is_same_v<Ro, double>, "the half operator is built from the double operator");
+    convert_half_operator_fields(ctx, geom_, other.links(), other.clover(true), gauge_, a_inv_);
+  } else {
+    convert_operator_fields(ctx, geom_, other.links(), other.clover(false), other.clover(true), gauge_, a_, a_inv_);
+  }
 }
 
 template <typename R>
@@ -95,8 +113,8 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const DiracPar
       geom_(geom),
       params_(params),
       gauge_(geom, params.reconstruct),
-      a_{CloverField<real_t<R>>(geom), CloverField<real_t<R>>(geom)},
-      a_inv_{CloverField<real_t<R>>(geom), CloverField<real_t<R>>(geom)},
+      a_{clover_storage<R>(geom, false), clover_storage<R>(geom, false)},
+      a_inv_{clover_storage<R>(geom, true), clover_storage<R>(geom, true)},
       tmp_e_(geom),
       tmp_e2_(geom),
       tmp_o_(geom),

@@ -393,11 +393,12 @@ void declare_solver(std::vector<Param>& out) {
   p.table = "solver", p.key = "sloppy", p.type = "string", p.def = "\"single\"", p.rule = sloppies().listed();
   p.doc =
       "Mixed precision only (\"half\" with another solver.precision is an input error): the fields of the sloppy CG "
-      "in fp32 (\"single\") or in \"half\", 16-bit fixed point with one fp32 norm per chiral half of a site (the "
-      "operator's arithmetic, links and clover term stay fp32; the CG's partial solution too): 56 instead of 96 "
-      "bytes per spinor. The fp64 result reaches the same tol in a few more iterations (2-12% more than with "
-      "fp32 sloppy fields in the tests). Half needs dirac.reconstruct "
-      "18 or 12. Changes the result only by rounding.";
+      "in fp32 (\"single\") or in \"half\", 16-bit fixed point with one fp32 norm per chiral half of a site, 56 "
+      "instead of 96 bytes per spinor, and the sloppy operator's clover term A^-1 likewise with one fp32 norm per "
+      "6x6 chiral block, 152 instead of 288 bytes per site (the operator's arithmetic and links stay fp32; the CG's "
+      "partial solution too). The fp64 result reaches the same tol in a few more iterations (2-12% more than with "
+      "fp32 sloppy fields in the tests). Half needs dirac.reconstruct 18 or 12. Changes the result only by "
+      "rounding.";
   p.example = "\"half\"", p.example_active = false, p.attribute = "sloppy";  // (the example is in double)
   p.read = [](const io::InputValue& v, Target& t) { t.cfg.solver.sloppy = sloppies().read(v); };
   p.show = [](const View& v) { return str(sloppies().name(v.cfg.solver.sloppy)); };

@@ -1,0 +1,45 @@
+"""Tests of analysis/ncu_table.py (jobs/device/profile.sh's reader of Nsight Compute's CSV) on a CSV written here in
+ncu's layout (ncu --csv --print-units base: one row per launch and metric, numbers with thousands separators, the
+profiler's own "==PROF==" lines before the header): one row per launch, in launch order, with the time, the DRAM
+bytes and their rate computed from them, and the functor's name without the launcher and namespaces."""
+import pathlib
+import subprocess
+import sys
+
+SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "analysis" / "ncu_table.py"
+HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
+          '"Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
+KERNEL = {
+    "0": ("void emprism::backend::for_kernel_sized<128, emprism::DslashInterior<emprism::EpiClover<float, false>, 18>>"
+          "(T2, int)"),
+    "1": "void emprism::backend::reduce_kernel<1, emprism::CgUpdateFunctor<float>>(T2, int, Sums<1>*)",
+}
+METRICS = {  # ID -> metric -> value as ncu prints it
+    "0": {"gpu__time_duration.sum": "380,000", "dram__bytes_read.sum": "1,000,000,000",
+          "dram__bytes_write.sum": "140,000,000", "launch__registers_per_thread": "80"},
+    "1": {"gpu__time_duration.sum": "200,000", "dram__bytes_read.sum": "400,000,000",
+          "dram__bytes_write.sum": "200,000,000"},
+}
+
+
+def write_csv(path):
+    lines = ["==PROF== Connected to process 1", HEADER]
+    for i in ("1", "0"):  # out of order: the table sorts by launch
+        for m, v in METRICS[i].items():
+            lines.append(f'"{i}","1","emprism-mpi","h","{KERNEL[i]}","1","7","(128, 1, 1)","(8192, 1, 1)","0","9.0",'
+                         f'"Command line profiler metrics","{m}","-","{v}"')
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_one_row_per_launch_with_rate_from_bytes_and_time(tmp_path):
+    csv_path = tmp_path / "p.csv"
+    write_csv(csv_path)
+    out = subprocess.run([sys.executable, str(SCRIPT), str(csv_path)], capture_output=True, text=True, check=True)
+    rows = out.stdout.strip().splitlines()[1:]
+    assert len(rows) == 2
+    first = rows[0].split()
+    assert first[0] == "380.0" and first[1] == "1000.0" and first[2] == "140.0"
+    assert first[3] == str(round((1e9 + 1.4e8) / 380e-6 / 1e9))  # GB/s from the bytes and the time: 3000
+    assert first[6] == "80" and rows[0].endswith("DslashInterior<EpiClover<float, false>, 18>")
+    assert rows[1].split()[3] == "3000" and "CgUpdateFunctor<float>" in rows[1] and "emprism::" not in rows[1]
+    assert rows[1].split()[4] == "-"  # a metric ncu did not print
