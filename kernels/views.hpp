@@ -210,6 +210,13 @@ struct SpinorView<Fp32Fp64> {
   EMPRISM_HD void store_half(int cb, int b, const HalfSpinor<double>& h) const {
     a.template store_part<HalfSpinor<float>>(cb, b * kHalfBlocks, convert_reals<float>(h));
   }
+  // Streaming, as SpinorView<R>'s.
+  EMPRISM_HD HalfSpinor<double> load_half_once(int cb, int b) const {
+    return convert_reals<double>(a.template load_part<HalfSpinor<float>, true>(cb, b * kHalfBlocks));
+  }
+  EMPRISM_HD void store_half_final(int cb, int b, const HalfSpinor<double>& h) const {
+    a.template store_part<HalfSpinor<float>, true>(cb, b * kHalfBlocks, convert_reals<float>(h));
+  }
 };
 
 // The links of both parities in the format Rc (kernels/link_format.hpp) stored in R: load unpacks to a full SU3<T>
