@@ -67,18 +67,6 @@ const char* transport_name(Transport t) {
   return "staged";
 }
 
-const char* exterior_name(Exterior e) {
-  switch (e) {
-    case Exterior::Split:
-      return "split";
-    case Exterior::Whole:
-      return "whole";
-    case Exterior::Fused:
-      break;
-  }
-  return "fused";
-}
-
 std::string HaloPolicy::describe(const std::array<bool, 4>& partitioned) const {
   std::string out;
   for (Transport t : {Transport::Peer, Transport::GpuAware, Transport::Staged}) {
@@ -88,28 +76,7 @@ std::string HaloPolicy::describe(const std::array<bool, 4>& partitioned) const {
     if (!dirs.empty()) out += std::string(out.empty() ? "" : ", ") + transport_name(t) + " in " + dirs;
   }
   if (out.empty()) return "no halo exchange";
-  switch (exterior) {
-    case Exterior::Split:
-      return out + "; exterior split by direction";
-    case Exterior::Whole:
-      return out + "; one kernel after the exchange (no overlap)";
-    case Exterior::Fused:
-      break;
-  }
-  return out + "; exterior fused";
-}
-
-std::string HaloPolicy::label(const std::array<bool, 4>& partitioned) const {
-  std::string all, first;
-  bool same = true;
-  for (int mu = 0; mu < 4; ++mu) {
-    if (!partitioned[mu]) continue;
-    const std::string t = transport_name(transport[mu]);
-    if (first.empty()) first = t;
-    same = same && t == first;
-    all += (all.empty() ? "" : "+") + t;
-  }
-  return (same ? first : all) + "/" + exterior_name(exterior);
+  return out + (split_exterior ? "; exterior split by direction" : "; exterior fused");
 }
 
 std::vector<HaloPolicy> candidate_policies(const TransportRequest& r, const TransportAvailability& a) {
@@ -152,13 +119,9 @@ std::vector<HaloPolicy> candidate_policies(const TransportRequest& r, const Tran
       if (a.partitioned[mu] && p.transport[mu] == Transport::Peer && !a.peer[mu]) ok = false;
     if (!ok) continue;
     out.push_back(p);
-    HaloPolicy s = p;
     if (nparts > 1) {
-      s.exterior = Exterior::Split;
-      out.push_back(s);
-    }
-    if (nparts > 0) {
-      s.exterior = Exterior::Whole;
+      HaloPolicy s = p;
+      s.split_exterior = true;
       out.push_back(s);
     }
   }

@@ -1,11 +1,6 @@
 // halo_policy.hpp: the choices of the halo exchange and how the ranks agree on them (comm/ holds no physics).
-// A policy names, per partitioned direction, the transport that moves the faces, and its exterior: how the sites
-// with a hop leaving the rank (boundary sites) are computed. fused: the interior kernel computes the other sites
-// while the faces travel, then one kernel the boundary sites after every face arrived; split: the same interior,
-// then the boundary sites whose highest boundary direction is k as soon as the faces of directions 0..k arrived
-// (k = 0..3); whole: one kernel over all sites after every face arrived (no overlap, no second pass; it wins where
-// the faces move fast, e.g. peer copies on one GPU). Each kernel computes a site whole (src/physics/dirac.hpp), so
-// every policy gives the same bits. Transports:
+// A policy names, per partitioned direction, the transport that moves the faces, and whether the boundary sites
+// are finished by one fused exterior kernel or by one kernel per direction (split):
 //   staged     device -> pinned host memory -> MPI -> pinned host memory -> device, asynchronous copies on the
 //              direction's stream; to itself (force_halo) the faces go device -> pinned -> device, no MPI
 //   gpu_aware  device buffers handed to MPI (an MPI that accepts device memory; on the CPU backend, where field
@@ -15,8 +10,8 @@
 // Candidates: for the request "auto", every transport MPI offers for all directions (staged, gpu_aware when
 // available) and, where peer is possible, peer in those directions with each of them elsewhere; a forced
 // transport keeps only candidates that use it (peer: where possible, the rest tuned); each with the exterior
-// fused, split (when more than one direction is partitioned) and whole, in that order. Staged is no candidate of "auto"
-// on the CPU backend (two pointless host copies). Every rank computes the same list from agreed availability.
+// fused and (when more than one direction is partitioned) split. Staged is no candidate of "auto" on the CPU
+// backend (two pointless host copies). Every rank computes the same list from agreed availability.
 // Agreement: each rank times every candidate; the slowest rank's time decides (max over ranks), the fastest of
 // those wins, ties to the earlier candidate; every rank ends with the same index.
 // Who may call: candidate_policies, fastest_of_slowest and describe are pure; agree_on_policy and
@@ -53,18 +48,12 @@ struct TransportAvailability {
   std::array<bool, 4> partitioned{};  // directions that exchange halos
 };
 
-// How the boundary sites are finished (see the top of the file); every choice gives the same bits.
-enum class Exterior { Fused, Split, Whole };
-const char* exterior_name(Exterior e);  // "fused", "split", "whole"
-
 struct HaloPolicy {
   std::array<Transport, 4> transport{Transport::Staged, Transport::Staged, Transport::Staged, Transport::Staged};
-  Exterior exterior = Exterior::Fused;
-  bool operator==(const HaloPolicy& o) const { return transport == o.transport && exterior == o.exterior; }
+  bool split_exterior = false;
+  bool operator==(const HaloPolicy& o) const { return transport == o.transport && split_exterior == o.split_exterior; }
   // E.g. "peer in x y z, staged in t; exterior split by direction".
   std::string describe(const std::array<bool, 4>& partitioned) const;
-  // Short, for lists: "peer/whole", or per partitioned direction when they differ: "peer+peer+staged/split".
-  std::string label(const std::array<bool, 4>& partitioned) const;
 };
 
 // Candidates in a fixed order (see the top of the file). Throws InputError naming request.key when the request

@@ -81,7 +81,6 @@ HaloTransport::HaloTransport(const ProcessGrid& grid, const std::array<std::size
     start_[p] = backend::create_event(backend::EventKind::Sync);
     round_end_[p] = backend::create_event(backend::EventKind::Sync);
   }
-  packed_ = backend::create_event(backend::EventKind::Sync);
 }
 
 HaloTransport::~HaloTransport() {
@@ -99,7 +98,6 @@ HaloTransport::~HaloTransport() {
     backend::destroy_event(start_[p]);
     backend::destroy_event(round_end_[p]);
   }
-  backend::destroy_event(packed_);
   for (auto& t : timing_) {
     backend::destroy_event(t->start);
     for (int mu = 0; mu < 4; ++mu)
@@ -312,29 +310,6 @@ void HaloTransport::progress() {
     if (grid_.partitioned[mu]) progress(*dirs_[static_cast<std::size_t>(mu)], mu, p);
 }
 
-bool HaloTransport::packs_together() const {
-  for (int mu = 0; mu < 4; ++mu)
-    if (grid_.partitioned[mu] && dirs_[static_cast<std::size_t>(mu)]->transport != Transport::Peer) return false;
-  return active();
-}
-
-backend::Stream HaloTransport::pack_stream() const {
-  for (int mu = 0; mu < 4; ++mu)
-    if (grid_.partitioned[mu]) return dirs_[static_cast<std::size_t>(mu)]->stream;
-  return backend::compute_stream();
-}
-
-void HaloTransport::packed_all() {
-  const backend::Stream s = pack_stream();
-  backend::record(packed_, s);
-  for (int mu = 0; mu < 4; ++mu) {
-    if (!grid_.partitioned[mu]) continue;
-    Dir& d = *dirs_[static_cast<std::size_t>(mu)];
-    if (d.stream.h != s.h) backend::wait(d.stream, packed_);  // (a wait binds to the record made before it)
-    packed(mu);
-  }
-}
-
 void HaloTransport::wait(int mu) {
   const int p = static_cast<int>(round_ & 1);
   const backend::Stream compute = backend::compute_stream();
@@ -380,8 +355,8 @@ std::vector<HaloTransport::DirectionStats> HaloTransport::stats() {
   for (int mu = 0; mu < 4; ++mu) {
     if (!grid_.partitioned[mu]) continue;
     const Dir& d = *dirs_[static_cast<std::size_t>(mu)];
-    out.push_back(DirectionStats{mu, d.transport, policy_.exterior, d.calls, 2.0 * static_cast<double>(face_bytes_[mu]),
-                                 d.exchange_s, d.exposed_s});
+    out.push_back(DirectionStats{mu, d.transport, policy_.split_exterior, d.calls,
+                                 2.0 * static_cast<double>(face_bytes_[mu]), d.exchange_s, d.exposed_s});
   }
   return out;
 }

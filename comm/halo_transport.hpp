@@ -7,11 +7,6 @@
 //                    the input the compute stream produced); posts this round's receives
 //   pack_target(mu)  where the pack kernel of mu writes its two faces, and the stream it runs on
 //   packed(mu)       after the pack kernel was enqueued: starts the direction's transfer
-//   packed_all()     instead of packed(mu) for each direction, when packs_together() (every partitioned direction
-//                    goes by peer) and one kernel packed the faces of all directions on pack_stream() (the lowest
-//                    partitioned direction's stream): records `packed` there, makes every other direction's stream
-//                    wait on it, then does packed(mu) for each direction; so whatever follows "the pack" on mu's
-//                    stream below follows that one kernel, and the safety argument holds as written
 //   (the interior kernel is enqueued on the compute stream here)
 //   wait(mu)         the host progresses every direction (events, MPI) until mu's faces are in place, then the
 //                    compute stream waits for them (an event); the exterior of mu may be enqueued after it
@@ -102,11 +97,6 @@ class HaloTransport {
   void begin();
   PackTarget pack_target(int mu) const;
   void packed(int mu);
-  // Every partitioned direction goes by peer under the current policy: one pack kernel may write the faces of all
-  // of them (their pack_target addresses) on pack_stream(), followed by packed_all() instead of packed(mu) each.
-  bool packs_together() const;
-  backend::Stream pack_stream() const;  // the stream of the lowest partitioned direction
-  void packed_all();
   void wait(int mu);
   const void* from_fwd(int mu) const { return recv_buf(round_ & 1, mu, 1); }
   const void* from_bwd(int mu) const { return recv_buf(round_ & 1, mu, 0); }
@@ -115,7 +105,7 @@ class HaloTransport {
   struct DirectionStats {
     int mu;
     Transport transport;
-    Exterior exterior;
+    bool split_exterior;
     std::int64_t calls;
     double bytes_per_call;  // sent by this rank, both faces
     double exchange_s;      // start of the round -> faces in place, summed
@@ -153,7 +143,7 @@ class HaloTransport {
   HaloPolicy policy_;
   bool has_policy_ = false, recording_ = true;
   std::vector<std::unique_ptr<Dir>> dirs_;
-  backend::Event start_[2] = {}, round_end_[2] = {}, packed_ = {};
+  backend::Event start_[2] = {}, round_end_[2] = {};
   std::int64_t round_ = 0;
   std::vector<std::unique_ptr<RoundTiming>> timing_;
   RoundTiming* current_ = nullptr;  // this round's timing, or null when not recording

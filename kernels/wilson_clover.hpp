@@ -5,22 +5,17 @@
 // Hops that leave the rank (partitioned directions) read spin-projected half spinors from halo buffers,
 // indexed by face index: from the forward neighbour P psi(x+mu) (the link is applied here), from the backward
 // neighbour U_mu(x-mu)^dag P psi(x-mu) (the sender applied its link; kernels/halo_pack.hpp).
-// A kernel is an epilogue (what to do with acc = H in at a site) run by drivers. Every driver computes each of its
-// output sites whole through one inlined function, dslash_site: acc = 0, then for mu = 0..3 the forward hop and
-// then the backward hop, each from the field when it stays on the rank and from the halo buffer when it leaves it,
-// then the epilogue of acc. No partial sum goes through memory, so every driver, and every halo policy
-// (comm/halo_policy.hpp), gives an output site the same bits: the same operations in the same order.
-//   DslashLocal  all sites, no partitioned direction: the halo reads compiled out (the operator without halos)
-//   DslashHalo   with partitioned directions, one kernel launched in three modes (src/physics/dirac.hpp says when):
-//     interior   all sites while the faces travel; a site with a hop leaving the rank (a boundary site) returns at
-//                once (an exterior launch computes it)
-//     exterior   the sites of a list, after the faces they read arrived: all boundary sites (exterior fused), or
-//                those whose highest boundary direction is k, after the faces of 0..k (exterior split)
-//     whole      all sites after every face arrived (no overlap, no second pass)
-// With partitioned directions the result may differ from the operator without halos in the last place (the sender
-// applies U^dag to the backward faces); between the drivers of one partitioned operator it does not.
-// The drivers are templated on the links format Rc (18, 12, 8: kernels/link_format.hpp; the view unpacks each link as
-// it is loaded), the epilogues are not.
+// A kernel is an epilogue (what to do with acc = H in at a site) run by drivers:
+//   DslashInterior     all sites, hops that stay on the rank; boundary sites store the partial acc in out
+//   DslashExterior     boundary sites only, after the halos arrived: h = the halo hops (mu = 0..3), then the
+//                      epilogue of acc = partial + h
+//   DslashExteriorDir  the boundary sites of one direction mu, as its halo arrives: h (kept per boundary site in
+//                      a scratch field between launches; zero at the site's first boundary direction) += the
+//                      halo hops of mu; the site's last boundary direction runs the epilogue of partial + h.
+//                      Launched for mu = 0..3 in order, it adds in the order of DslashExterior (h is stored in R
+//                      exactly), so both give the same bits.
+// Without partitioned directions the interior driver is the whole kernel. The drivers are templated on the links
+// format Rc (18, 12, 8: kernels/link_format.hpp; the view unpacks each link as it is loaded), the epilogues are not.
 // Epilogues (C = clover block of the output parity, A or A^-1):
 //   EpiClover<Dag>   out = C acc                      eo_clover, eo_clover_dag
 //   EpiCloverXpay    v = x + b C acc; out = v; out2 = C v    oe_clover (out2 = A_oo^-1 Mhat p feeds Mhat^dag);
@@ -30,6 +25,8 @@
 //   EpiCloverPlus    out = C x + b acc                the full M, one parity at a time
 // Aliasing: out must not alias in or x. Who may call: the backends through kernels/launch.hpp.
 #pragma once
+
+#include <utility>
 
 #include "kernels/blas.hpp"
 #include "kernels/lattice_arg.hpp"
@@ -48,48 +45,52 @@ struct HoppingArg {
   const HalfSpinor<real_t<R>>* halo_bwd[4];
 };
 
-// The hops of direction Mu at site x (checkerboard cb) added to acc: the forward hop, then the backward one, each
-// read from the field when it stays on the rank and from the halo buffer when it leaves it. Partitioned = false (the
-// operator without halos) compiles the halo reads out; the hops from the field keep their run-time guard there too,
-// so that kernel's code is the one it had before the halo drivers shared this function.
-template <int Mu, bool Dag, bool Partitioned, int Rc, typename R>
+enum class HopPart { Interior, Exterior };
+
+template <int Mu, bool Dag, HopPart Part, int Rc, typename R>
 EMPRISM_HD inline void hop_direction(const HoppingArg<R>& a, const int x[4], int cb, Spinor<real_t<R>>& acc) {
   constexpr int kFwd = Dag ? +1 : -1;  // (1 - gamma) forward for H, (1 + gamma) for H^dag
   const bool fwd_off = a.lat.partitioned[Mu] && x[Mu] == a.lat.l[Mu] - 1;
   const bool bwd_off = a.lat.partitioned[Mu] && x[Mu] == 0;
-  bool crosses = false;
-  if (!fwd_off) {
-    const int y = a.lat.neighbour(x, Mu, +1, crosses);
-    HalfSpinor<real_t<R>> h = a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * project<Mu, kFwd>(a.in.load(y));
-    if (crosses) h = a.phase[Mu] * h;
-    accumulate_reconstructed<Mu, kFwd>(acc, h);
-  } else if (Partitioned) {
-    HalfSpinor<real_t<R>> h =
-        a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * a.halo_fwd[Mu][a.lat.face_index(x, Mu)];
-    if (a.lat.origin[Mu] + x[Mu] == a.lat.g[Mu] - 1) h = a.phase[Mu] * h;
-    accumulate_reconstructed<Mu, kFwd>(acc, h);
-  }
-  if (!bwd_off) {
-    const int y = a.lat.neighbour(x, Mu, -1, crosses);
-    HalfSpinor<real_t<R>> h =
-        adj_mul(a.gauge.template view<Rc>().load(1 - a.out_parity, y, Mu), project<Mu, -kFwd>(a.in.load(y)));
-    if (crosses) h = conj(a.phase[Mu]) * h;
-    accumulate_reconstructed<Mu, -kFwd>(acc, h);
-  } else if (Partitioned) {
-    HalfSpinor<real_t<R>> h = a.halo_bwd[Mu][a.lat.face_index(x, Mu)];
-    if (a.lat.origin[Mu] + x[Mu] == 0) h = conj(a.phase[Mu]) * h;
-    accumulate_reconstructed<Mu, -kFwd>(acc, h);
+  if (Part == HopPart::Interior) {
+    bool crosses = false;
+    if (!fwd_off) {
+      const int y = a.lat.neighbour(x, Mu, +1, crosses);
+      HalfSpinor<real_t<R>> h =
+          a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * project<Mu, kFwd>(a.in.load(y));
+      if (crosses) h = a.phase[Mu] * h;
+      accumulate_reconstructed<Mu, kFwd>(acc, h);
+    }
+    if (!bwd_off) {
+      const int y = a.lat.neighbour(x, Mu, -1, crosses);
+      HalfSpinor<real_t<R>> h =
+          adj_mul(a.gauge.template view<Rc>().load(1 - a.out_parity, y, Mu), project<Mu, -kFwd>(a.in.load(y)));
+      if (crosses) h = conj(a.phase[Mu]) * h;
+      accumulate_reconstructed<Mu, -kFwd>(acc, h);
+    }
+  } else {
+    if (fwd_off) {
+      HalfSpinor<real_t<R>> h =
+          a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * a.halo_fwd[Mu][a.lat.face_index(x, Mu)];
+      if (a.lat.origin[Mu] + x[Mu] == a.lat.g[Mu] - 1) h = a.phase[Mu] * h;
+      accumulate_reconstructed<Mu, kFwd>(acc, h);
+    }
+    if (bwd_off) {
+      HalfSpinor<real_t<R>> h = a.halo_bwd[Mu][a.lat.face_index(x, Mu)];
+      if (a.lat.origin[Mu] + x[Mu] == 0) h = conj(a.phase[Mu]) * h;
+      accumulate_reconstructed<Mu, -kFwd>(acc, h);
+    }
   }
 }
 
-// acc += every hop of H (Dag = false) or H^dag (Dag = true) at site x (checkerboard cb), links of format Rc, in the
-// one order mu = 0..3, forward before backward.
-template <bool Dag, bool Partitioned, int Rc, typename R>
+// acc += the hops of H (Dag = false) or H^dag (Dag = true) of the given part at site x (checkerboard cb), links of
+// format Rc.
+template <bool Dag, HopPart Part, int Rc, typename R>
 EMPRISM_HD inline void apply_hopping(const HoppingArg<R>& a, const int x[4], int cb, Spinor<real_t<R>>& acc) {
-  hop_direction<0, Dag, Partitioned, Rc>(a, x, cb, acc);
-  hop_direction<1, Dag, Partitioned, Rc>(a, x, cb, acc);
-  hop_direction<2, Dag, Partitioned, Rc>(a, x, cb, acc);
-  hop_direction<3, Dag, Partitioned, Rc>(a, x, cb, acc);
+  hop_direction<0, Dag, Part, Rc>(a, x, cb, acc);
+  hop_direction<1, Dag, Part, Rc>(a, x, cb, acc);
+  hop_direction<2, Dag, Part, Rc>(a, x, cb, acc);
+  hop_direction<3, Dag, Part, Rc>(a, x, cb, acc);
 }
 
 template <typename R>
@@ -103,9 +104,22 @@ struct DiracArg {
   real_t<R> b = 0;
 };
 
+// The hop sum an epilogue receives: a Spinor at an interior site; at a boundary site the halo hops h plus the
+// interior's partial sum stored in out, whose half b is loaded when the epilogue asks for it (partial + h: the bits
+// of the whole-spinor sum). An epilogue reads half b of acc before it stores half b of out.
+template <typename R, typename View>
+struct PartialPlus {
+  const Spinor<R>& h;
+  View partial;
+  int cb;
+};
 template <typename R>
 EMPRISM_HD inline HalfSpinor<R> acc_half(const Spinor<R>& acc, int b) {
   return chiral_half(acc, b);
+}
+template <typename R, typename View>
+EMPRISM_HD inline HalfSpinor<R> acc_half(const PartialPlus<R, View>& acc, int b) {
+  return acc.partial.load_half(acc.cb, b) + chiral_half(acc.h, b);
 }
 
 // The epilogues work one chiral half b at a time (C is block diagonal: block b acts on spins 2b, 2b+1 only), so
@@ -180,49 +194,70 @@ struct EpiCloverPlus {
   }
 };
 
-// The one per-site function of every driver: the whole hop sum of output site cb, then the epilogue.
-template <typename Epi, int Rc, bool Partitioned>
-EMPRISM_HD inline void dslash_site(const Epi& e, int cb, const int x[4]) {
-  using R = decltype(e.a.hop.phase[0].re);
-  auto acc = zero_spinor<R>();
-  apply_hopping<Epi::kDag, Partitioned, Rc>(e.a.hop, x, cb, acc);
-  e.finish(cb, acc);
-}
-
-// The kernel without halos keeps the code it had when it was also the interior driver: the store of the hop sum at a
-// boundary site cannot happen (no direction is partitioned) but stays, because without it nvcc allocates registers
-// differently (sm_90, links of 8 reals: spills). Bits: those of dslash_site<..., false>.
 template <typename Epi, int Rc = 18>
-struct DslashLocal {
+struct DslashInterior {
   Epi e;
   EMPRISM_HD void operator()(int cb) const {
+    const auto& hop = e.a.hop;
     int x[4];
-    e.a.hop.lat.coords(cb, e.a.hop.out_parity, x);
-    auto acc = zero_spinor<decltype(e.a.hop.phase[0].re)>();
-    apply_hopping<Epi::kDag, false, Rc>(e.a.hop, x, cb, acc);
-    if (e.a.hop.lat.on_boundary(x))
-      e.a.out.store(cb, acc);
+    hop.lat.coords(cb, hop.out_parity, x);
+    auto acc = zero_spinor<decltype(hop.phase[0].re)>();
+    apply_hopping<Epi::kDag, HopPart::Interior, Rc>(hop, x, cb, acc);
+    if (hop.lat.on_boundary(x))
+      e.a.out.store(cb, acc);  // partial: DslashExterior finishes this site
     else
       e.finish(cb, acc);
   }
 };
 
-// Every driver of an operator with partitioned directions, one kernel (its modes differ only in which sites it
-// computes, by values the same for every thread of a launch):
-//   interior  sites = null, skip_boundary: all sites, a site with a hop leaving the rank returns at once
-//   exterior  sites = a list of boundary sites, i the index into it
-//   whole     sites = null, all sites
 template <typename Epi, int Rc = 18>
-struct DslashHalo {
+struct DslashExterior {
+  using R = decltype(std::declval<Epi>().a.hop.phase[0].re);
   Epi e;
-  const int* sites = nullptr;  // checkerboard indices of output sites, or null: site i
-  bool skip_boundary = false;
+  const int* sites;  // checkerboard indices of the boundary sites of the output parity
   EMPRISM_HD void operator()(int i) const {
-    const int cb = sites ? sites[i] : i;
+    const auto& hop = e.a.hop;
+    const int cb = sites[i];
     int x[4];
-    e.a.hop.lat.coords(cb, e.a.hop.out_parity, x);
-    if (skip_boundary && e.a.hop.lat.on_boundary(x)) return;  // an exterior launch computes it
-    dslash_site<Epi, Rc, true>(e, cb, x);
+    hop.lat.coords(cb, hop.out_parity, x);
+    auto acc = zero_spinor<R>();
+    apply_hopping<Epi::kDag, HopPart::Exterior, Rc>(hop, x, cb, acc);
+    e.finish(cb, PartialPlus<R, decltype(e.a.out)>{acc, e.a.out, cb});  // the interior's partial joins after the halo
+  }
+};
+
+template <typename Epi, int Rc = 18>
+struct DslashExteriorDir {
+  using R = decltype(std::declval<Epi>().a.hop.phase[0].re);
+  Epi e;
+  const int* sites;    // pairs (checkerboard index, boundary index) of the sites on the boundary of mu
+  SpinorView<R> halo;  // h of each boundary site, by boundary index
+  int mu;
+  EMPRISM_HD void operator()(int i) const {
+    const auto& hop = e.a.hop;
+    const int cb = sites[2 * i], k = sites[2 * i + 1];
+    int x[4];
+    hop.lat.coords(cb, hop.out_parity, x);
+    const int mask = hop.lat.boundary_mask(x);
+    auto acc = (mask & ((1 << mu) - 1)) == 0 ? zero_spinor<R>() : halo.load(k);
+    switch (mu) {
+      case 0:
+        hop_direction<0, Epi::kDag, HopPart::Exterior, Rc>(hop, x, cb, acc);
+        break;
+      case 1:
+        hop_direction<1, Epi::kDag, HopPart::Exterior, Rc>(hop, x, cb, acc);
+        break;
+      case 2:
+        hop_direction<2, Epi::kDag, HopPart::Exterior, Rc>(hop, x, cb, acc);
+        break;
+      default:
+        hop_direction<3, Epi::kDag, HopPart::Exterior, Rc>(hop, x, cb, acc);
+        break;
+    }
+    if ((mask >> (mu + 1)) == 0)
+      e.finish(cb, PartialPlus<R, decltype(e.a.out)>{acc, e.a.out, cb});
+    else
+      halo.store(k, acc);
   }
 };
 

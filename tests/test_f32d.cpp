@@ -47,11 +47,9 @@ void expect_fp64_level(int rc) {
 TEST(F32dOperator, HotKernelsEqualFp64OnFp32FieldsToFp64Rounding) { expect_fp64_level(18); }
 TEST(F32dOperator, HotKernelsEqualFp64OnFp32FieldsWithLinksOf12) { expect_fp64_level(12); }
 
-// Through the halo exchange every site is still computed whole in fp64 (kernels/wilson_clover.hpp), the backward
-// faces' links applied by the sender in fp64 (kernels/halo_pack.hpp): the output is the fp64 operator's rounded to
-// fp32 up to the contraction of those products in another kernel, asserted within one fp32 rounding (2^-24) and below
-// the fp32 operator's arithmetic. (Measured, CPU, GCC, when boundary sites still kept an fp32 partial sum in the
-// output between two kernels: 6e-9 .. 3.6e-8, against 1.8e-8 .. 1.1e-7.)
+// Through the halo exchange a boundary site's interior partial sum waits for the exterior kernel in the fp32 output
+// field (src/physics/dirac.hpp): one more fp32 rounding of a part of the sum, at most 2^-24 of the output and below
+// the fp32 operator's arithmetic. Measured (CPU, GCC): 6e-9 .. 3.6e-8, against 1.8e-8 .. 1.1e-7.
 TEST(F32dOperator, HotKernelsThroughTheHaloExchangeWithinOneFp32RoundingOfFp64) {
   for (const auto& [name, got, fp32] : rows(diffs(18, {true, false, true, true}))) {
     EXPECT_LE(got, 1.0 / (1 << 24)) << name;

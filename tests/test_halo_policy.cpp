@@ -28,19 +28,11 @@ TransportAvailability gpu_node(bool gpu_aware, std::array<bool, 4> peer) {
   return a;
 }
 
-HaloPolicy uniform(Transport t, Exterior e) {
+HaloPolicy uniform(Transport t, bool split) {
   HaloPolicy p;
   p.transport.fill(t);
-  p.exterior = e;
+  p.split_exterior = split;
   return p;
-}
-
-// Each transport with the exterior fused, split and whole, in that order.
-std::vector<HaloPolicy> each_exterior(std::initializer_list<Transport> ts) {
-  std::vector<HaloPolicy> out;
-  for (Transport t : ts)
-    for (Exterior e : {Exterior::Fused, Exterior::Split, Exterior::Whole}) out.push_back(uniform(t, e));
-  return out;
 }
 
 std::string error_of(const TransportRequest& r, const TransportAvailability& a) {
@@ -52,14 +44,18 @@ std::string error_of(const TransportRequest& r, const TransportAvailability& a) 
   return "<no error>";
 }
 
-TEST(HaloPolicy, AutoOnOneGpuNodeTriesPeerThenStagedEachFusedSplitAndWhole) {
+TEST(HaloPolicy, AutoOnOneGpuNodeTriesPeerThenStagedEachFusedAndSplit) {
   const auto c = candidate_policies(request(Choice::Auto), gpu_node(false, kAll));
-  EXPECT_EQ(c, each_exterior({Transport::Peer, Transport::Staged}));
+  const std::vector<HaloPolicy> expected{uniform(Transport::Peer, false), uniform(Transport::Peer, true),
+                                         uniform(Transport::Staged, false), uniform(Transport::Staged, true)};
+  EXPECT_EQ(c, expected);
 }
 
 TEST(HaloPolicy, AutoWithGpuAwareMpiAlsoTriesGpuAware) {
   const auto c = candidate_policies(request(Choice::Auto), gpu_node(true, {false, false, false, false}));
-  EXPECT_EQ(c, each_exterior({Transport::Staged, Transport::GpuAware}));
+  const std::vector<HaloPolicy> expected{uniform(Transport::Staged, false), uniform(Transport::Staged, true),
+                                         uniform(Transport::GpuAware, false), uniform(Transport::GpuAware, true)};
+  EXPECT_EQ(c, expected);
 }
 
 TEST(HaloPolicy, GpuAwareFalseKeepsDeviceMemoryAwayFromMpiInAuto) {
@@ -71,31 +67,24 @@ TEST(HaloPolicy, GpuAwareFalseKeepsDeviceMemoryAwayFromMpiInAuto) {
 
 TEST(HaloPolicy, PeerWherePossibleFallsBackElsewhere) {
   const auto c = candidate_policies(request(Choice::Peer), gpu_node(false, {false, false, true, true}));
-  ASSERT_EQ(c.size(), 3u);
+  ASSERT_EQ(c.size(), 2u);
   for (const HaloPolicy& p : c)
     EXPECT_EQ(p.transport,
               (std::array<Transport, 4>{Transport::Staged, Transport::Staged, Transport::Peer, Transport::Peer}));
-  EXPECT_EQ(c[0].exterior, Exterior::Fused);
-  EXPECT_EQ(c[1].exterior, Exterior::Split);
-  EXPECT_EQ(c[2].exterior, Exterior::Whole);
+  EXPECT_FALSE(c[0].split_exterior);
+  EXPECT_TRUE(c[1].split_exterior);
 }
 
 TEST(HaloPolicy, ForcedStagedOffersOnlyStaged) {
   const auto c = candidate_policies(request(Choice::Staged), gpu_node(true, kAll));
-  ASSERT_EQ(c.size(), 3u);
-  for (const HaloPolicy& p : c) EXPECT_EQ(p.transport, uniform(Transport::Staged, Exterior::Fused).transport);
+  ASSERT_EQ(c.size(), 2u);
+  for (const HaloPolicy& p : c) EXPECT_EQ(p.transport, uniform(Transport::Staged, false).transport);
 }
 
 TEST(HaloPolicy, OnePartitionedDirectionHasNoSplitCandidate) {
   TransportAvailability a = gpu_node(false, kAll);
   a.partitioned = {false, false, false, true};
-  for (const HaloPolicy& p : candidate_policies(request(Choice::Auto), a)) EXPECT_NE(p.exterior, Exterior::Split);
-}
-
-TEST(HaloPolicy, NoPartitionedDirectionHasOneCandidate) {
-  TransportAvailability a = gpu_node(false, kAll);
-  a.partitioned = {false, false, false, false};
-  EXPECT_EQ(candidate_policies(request(Choice::Auto), a).size(), 1u);
+  for (const HaloPolicy& p : candidate_policies(request(Choice::Auto), a)) EXPECT_FALSE(p.split_exterior);
 }
 
 TEST(HaloPolicy, CpuAutoHandsHostMemoryToMpiOrPeerNeverStaged) {
@@ -105,8 +94,10 @@ TEST(HaloPolicy, CpuAutoHandsHostMemoryToMpiOrPeerNeverStaged) {
   a.peer = kAll;
   a.partitioned = kAll;
   const auto c = candidate_policies(request(Choice::Auto), a);
-  EXPECT_EQ(c, each_exterior({Transport::Peer, Transport::GpuAware}));
-  EXPECT_EQ(candidate_policies(request(Choice::Staged), a)[0], uniform(Transport::Staged, Exterior::Fused));
+  const std::vector<HaloPolicy> expected{uniform(Transport::Peer, false), uniform(Transport::Peer, true),
+                                         uniform(Transport::GpuAware, false), uniform(Transport::GpuAware, true)};
+  EXPECT_EQ(c, expected);
+  EXPECT_EQ(candidate_policies(request(Choice::Staged), a)[0], uniform(Transport::Staged, false));  // when forced
 }
 
 TEST(HaloPolicy, ForcedGpuAwareWithoutGpuAwareMpiIsAnInputErrorNamingTheKey) {
@@ -135,21 +126,10 @@ TEST(HaloPolicy, FastestOfSlowestTakesTheSmallestAndTheFirstOfEqualOnes) {
 TEST(HaloPolicy, DescribeNamesTransportsByDirectionAndTheExterior) {
   HaloPolicy p;
   p.transport = {Transport::Peer, Transport::Peer, Transport::Staged, Transport::Peer};
-  p.exterior = Exterior::Split;
+  p.split_exterior = true;
   EXPECT_EQ(p.describe(kAll), "peer in x y t, staged in z; exterior split by direction");
   EXPECT_EQ(p.describe({false, false, true, false}), "staged in z; exterior split by direction");
-  p.exterior = Exterior::Whole;
-  EXPECT_EQ(p.describe(kAll), "peer in x y t, staged in z; one kernel after the exchange (no overlap)");
   EXPECT_EQ(p.describe({false, false, false, false}), "no halo exchange");
-}
-
-TEST(HaloPolicy, LabelNamesOneTransportOrEachPartitionedDirectionsAndTheExterior) {
-  HaloPolicy p;
-  p.transport = {Transport::Peer, Transport::Staged, Transport::Peer, Transport::Peer};
-  p.exterior = Exterior::Whole;
-  EXPECT_EQ(p.label({true, false, true, true}), "peer/whole");
-  p.exterior = Exterior::Split;
-  EXPECT_EQ(p.label(kAll), "peer+staged+peer+peer/split");
 }
 
 }  // namespace

@@ -18,9 +18,8 @@
 #      (expected: refused with exit 2, this Open MPI is not CUDA-aware); 2 ranks sharing the GPU
 #      (lattice.procs = [1, 1, 1, 2]) with auto and staged, and auto again under CUDA MPS when
 #      nvidia-cuda-mps-control starts (stopped afterwards).
-#   5. Prints a table (ms per iteration, ratio to no halos, the policy each run chose, each candidate's time in the
-#      tuning: peer/fused, peer/split, peer/whole, staged/..., /metrics/comm rows from the logs) and leaves
-#      summary.txt plus results.tar.gz (inputs, logs, HDF5 files, test logs) in $OUT.
+#   5. Prints a table (ms per iteration, ratio to no halos, the policy each run chose, /metrics/comm rows from
+#      the logs) and leaves summary.txt plus results.tar.gz (inputs, logs, HDF5 files, test logs) in $OUT.
 # Targets (issue 12, one GPU, force_halo in x y z t): peer <= 1.15 x and staged <= 1.5 x the no-halo time per
 # iteration. Exit status: 0 when the build and every test passed (the ratios are reported, not judged).
 # For trying the script elsewhere (all optional): EMPRISM_DEVICE_BACKEND=CPU (default CUDA),
@@ -138,15 +137,14 @@ for r in nohalo fh_staged fh_peer fh_auto fh_gpu_aware r2_auto r2_staged r2_mps;
   ms=$(ms_per_it $r)
   ratio=-
   [ -n "$ms" ] && [ -n "$base" ] && ratio=$(awk -v a="$ms" -v b="$base" 'BEGIN { printf "%.2f", a / b }')
-  policy=$(sed -n 's/.*halo policy (fp32 operator): \([^;]*; [a-z ()]*\).*/\1/p' "$work/$r.log" | head -1)
+  policy=$(sed -n 's/.*halo policy (fp32 operator): \([^;]*; exterior [a-z ]*\).*/\1/p' "$work/$r.log" | head -1)
   [ $r = fh_gpu_aware ] && policy=$(grep -o "comm.transport: .*" "$work/$r.log" | head -1 | cut -c1-90)
   printf "%-14s %4s %9s %7s  %s\n" $r "$(cat "$work/$r.rc" 2> /dev/null)" "${ms:--}" "$ratio" "$policy" |
     tee -a "$summary"
 done
 say "targets: fh_peer <= 1.15, fh_staged <= 1.5 (ratio to nohalo); fh_gpu_aware must exit 2 (MPI not CUDA-aware)"
 say ""
-say "per run: the policy tuning (slowest-rank ms per application of each candidate: transport/exterior, the exterior"
-say "fused, split or whole), /metrics/comm of rank 0"
+say "per run: the policy tuning (slowest-rank ms per application of each candidate), /metrics/comm of rank 0"
 say "(exchange = start of the exchange to faces in place, exposed = the compute stream waiting for them after the"
 say "interior), and the reductions (global sums per CG iteration, time waiting for the device's partial sums)"
 for r in fh_staged fh_peer fh_auto r2_auto r2_staged r2_mps; do

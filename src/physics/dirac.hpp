@@ -12,18 +12,12 @@
 // minimum bytes count the links of that format. The boundary phases multiply the hops after the link, so every
 // format gives the operator of any theta.
 // Distributed: every hopping kernel packs the spin-projected faces of its input on the streams of the halo
-// transport (comm/halo_transport.hpp; one pack kernel for all directions when all go by peer), then, by the halo
-// policy's exterior (comm/halo_policy.hpp):
-//   fused   DslashHalo in interior mode (the sites with no hop leaving the rank) on the compute stream while the
-//           faces travel; after every face arrived, in exterior mode over all boundary sites
-//   split   the same interior; after the faces of directions 0..k arrived, exterior mode over the boundary sites
-//           whose highest boundary direction is k (k = 0..3 in order)
-//   whole   after every face arrived, DslashHalo over all sites (no overlap, one pass)
-// Every launch computes each of its sites whole by one per-site function (kernels/wilson_clover.hpp), so every
-// policy gives bitwise the same result; without partitioned directions DslashLocal, whose code has no halo reads,
-// may differ from those in the last place. Nothing waits for the device. The metrics row of the kernel holds the
-// compute stream's time from before the packing to after the last driver. The halo policy (transport per direction,
-// exterior) is tuned on the operator's first partitioned application, agreed by all ranks, reported and kept.
+// transport (comm/halo_transport.hpp), runs the interior of the kernel on the compute stream while the faces
+// travel, and finishes the boundary sites once they arrived (one fused exterior kernel, or one per direction);
+// nothing waits for the device. The metrics row of the kernel holds the compute stream's time from before the
+// packing to after the exterior. The halo policy (transport per direction, fused or split exterior) is tuned on
+// the operator's first partitioned application, agreed by all ranks, reported and kept; every policy gives
+// bitwise the same result.
 // Precisions: R = double, float, Half (kernels/half.hpp: the spinors in 16-bit fixed point, arithmetic and links
 // in fp32, A^-1 in 16-bit fixed point with a norm per chiral block (kernels/clover_half.hpp), A not kept (no kernel of
 // the half operator reads it: only the CG's Mhat and Mhat^dag Mhat and the four hot kernels are instantiated, never
@@ -32,7 +26,8 @@
 // every arithmetic in fp64; the sloppy operator of solver.sloppy = "single_fp64", built like the half one, links of 18
 // or 12 reals; its halo faces are exchanged in fp64, the precision its hops are computed in: no rounding of the hops
 // that cross ranks and no format of its own in the packing kernels and the transport, for twice the face bytes of
-// fp32, a small part of an application's). Minimum bytes count each field in its stored format.
+// fp32, a small part of an application's; a boundary site's interior partial sum waits for the exterior kernel in the
+// output field, rounded to fp32 like every stored field). Minimum bytes count each field in its stored format.
 // Who may call: every rank of the process grid, in the same order (the halo exchange is collective; the
 // constructor and the destructor are collective too when a direction is partitioned).
 #pragma once
@@ -43,7 +38,6 @@
 #include <vector>
 
 #include "comm/halo_transport.hpp"
-#include "kernels/halo_pack.hpp"
 #include "kernels/wilson_clover.hpp"
 #include "src/lattice/context.hpp"
 #include "src/lattice/fields.hpp"
@@ -130,25 +124,18 @@ class WilsonClover {
   // The same with the links' format Rc as a template parameter (the drivers' instantiation).
   template <int Rc, typename Epi>
   void dslash_of(const char* name, double flops_per_site, double bytes_per_site, const Epi& epi);
-  // One partitioned application under the current policy: packs, then the DslashHalo launches of its exterior with
-  // the waits between them (the comment at the top). row: the kernel's metrics row for a hot kernel (its interior and
-  // whole launches are tuned, kernels/tune.hpp, under the keys of row + ".interior" and row + ".whole"), else "".
+  // One partitioned application under the current policy: packs, interior, waits, exterior. key: the interior
+  // kernel's tune key (hot kernels: a tuned launch, kernels/tune.hpp).
   template <int Rc, typename Epi>
-  void exchange_and_apply(Epi epi, const std::string& row);
-  // n sites of f: tuned under the key of row + mode when row is set, else the default launch.
-  template <int Rc, typename F>
-  void launch_halo(const std::string& row, const char* mode, std::int64_t n, const F& f);
+  void exchange_and_apply(Epi epi, const std::string& key);
   // Times every candidate policy on this application and keeps the one the ranks agree on.
   template <int Rc, typename Epi>
-  void tune(const Epi& epi, const std::string& row);
+  void tune(const Epi& epi, const std::string& key);
   // Everything but the links and the clover term (which the public constructors fill).
   WilsonClover(Context& ctx, const Geometry& geom, const DiracParams& params);
   DiracArg<R> make_arg(int out_parity, const ParitySpinor<R>& in) const;
   template <int Rc>
   void pack(const SpinorView<R>& in, int in_parity, bool dag);
-  // Every partitioned direction by peer (HaloTransport::packs_together): one HaloPackAll launch.
-  template <int Rc>
-  void pack_all(const HaloPackArg<R>& a, bool dag);
 
   Context& ctx_;
   const Geometry& geom_;
@@ -158,11 +145,10 @@ class WilsonClover {
   ParitySpinor<R> tmp_e_, tmp_e2_, tmp_o_;
   std::array<Complex<real_t<R>>, 4> phase_;
   HaloTransport transport_;
-  Buffer<int> boundary_[2];            // per output parity: the sites with a hop leaving the rank
-  Buffer<int> last_face_sites_[2][4];  // per output parity and mu: the boundary sites whose highest boundary direction
-                                       // is mu (exterior split)
-  int last_partitioned_ = -1;          // the highest partitioned direction
-  Buffer<double> site_norm_;           // oe_clover's |v|^2 per site
+  Buffer<int> boundary_[2];       // per output parity: the sites with a hop leaving the rank
+  Buffer<int> face_sites_[2][4];  // per output parity and direction: (site, boundary index) on the boundary of mu
+  Buffer<Spinor<real_t<R>>> halo_sums_;  // split exterior: the halo hops summed so far, per boundary site
+  Buffer<double> site_norm_;             // oe_clover's |v|^2 per site
 };
 
 // Flops and minimum bytes per even site of one CG iteration on Mhat^dag Mhat with reals of `real_bytes` bytes and links

@@ -122,60 +122,31 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const DiracPar
       site_norm_(static_cast<std::size_t>(geom.half_volume())) {
   using T = real_t<R>;
   for (int mu = 0; mu < 4; ++mu) phase_[mu] = {T(std::cos(params.theta[mu])), T(std::sin(params.theta[mu]))};
-  for (int mu = 0; mu < 4; ++mu)
-    if (geom.partitioned(mu)) last_partitioned_ = mu;
+  std::size_t most = 0;
   for (int p = 0; p < 2; ++p) {
     const std::vector<int> sites = geom.boundary_sites(p);
+    most = std::max(most, sites.size());
     boundary_[p] = Buffer<int>(sites.size());
     boundary_[p].from_host(sites);  // (an empty list allocates nothing)
-    std::vector<int> by_last[4];    // the sites by their highest boundary direction
-    for (int cb : sites) {
-      int x[4];
-      geom.arg().coords(cb, p, x);
-      const int mask = geom.arg().boundary_mask(x);
-      int last = 3;
-      while ((mask >> last) == 0) --last;
-      by_last[last].push_back(cb);
-    }
     for (int mu = 0; mu < 4; ++mu) {
-      last_face_sites_[p][mu] = Buffer<int>(by_last[mu].size());
-      last_face_sites_[p][mu].from_host(by_last[mu]);
+      if (!geom.partitioned(mu)) continue;
+      std::vector<int> face;  // (cb, boundary index) of the sites on the boundary of mu
+      for (std::size_t k = 0; k < sites.size(); ++k) {
+        int x[4];
+        geom.arg().coords(sites[k], p, x);
+        if (x[mu] == 0 || x[mu] == geom.local()[mu] - 1) face.insert(face.end(), {sites[k], static_cast<int>(k)});
+      }
+      face_sites_[p][mu] = Buffer<int>(face.size());
+      face_sites_[p][mu].from_host(face);
     }
   }
-}
-
-template <typename R>
-template <int Rc>
-void WilsonClover<R>::pack_all(const HaloPackArg<R>& a, bool dag) {
-  const auto run = [&](auto f) {  // f: HaloPackAll of the right Dag, its targets and ranges filled here
-    using H = HalfSpinor<real_t<R>>;
-    int n = 0;
-    for (int mu = 0; mu < 4; ++mu) {
-      if (geom_.partitioned(mu)) {
-        const HaloTransport::PackTarget t = transport_.pack_target(mu);
-        f.send_bwd[mu] = static_cast<H*>(t.to_bwd);
-        f.send_fwd[mu] = static_cast<H*>(t.to_fwd);
-        n += 2 * geom_.arg().face_volume(mu);
-      }
-      f.end[mu] = n;
-    }
-    run_kernel(n, f, transport_.pack_stream());
-  };
-  if (dag)
-    run(HaloPackAll<R, true, Rc>{a, {}, {}, {}});
-  else
-    run(HaloPackAll<R, false, Rc>{a, {}, {}, {}});
-  transport_.packed_all();
+  halo_sums_ = Buffer<Spinor<real_t<R>>>(geom.any_partitioned() ? most : 0);
 }
 
 template <typename R>
 template <int Rc>
 void WilsonClover<R>::pack(const SpinorView<R>& in, int in_parity, bool dag) {
   HaloPackArg<R> a{geom_.arg(), gauge_.template links<real_t<R>>(), in, in_parity, nullptr, nullptr};
-  if (transport_.packs_together()) {  // every direction by peer: one launch packs them all
-    pack_all<Rc>(a, dag);
-    return;
-  }
   for (int mu = 0; mu < 4; ++mu) {
     if (!geom_.partitioned(mu)) continue;
     const HaloTransport::PackTarget t = transport_.pack_target(mu);
@@ -224,17 +195,8 @@ DiracArg<R> WilsonClover<R>::make_arg(int out_parity, const ParitySpinor<R>& in)
 }
 
 template <typename R>
-template <int Rc, typename F>
-void WilsonClover<R>::launch_halo(const std::string& row, const char* mode, std::int64_t n, const F& f) {
-  if (row.empty())
-    run_kernel(n, f);
-  else  // a hot kernel: tuned under a key of its own per mode
-    run_tuned(ctx_.tuner, tune_key(row + mode, sizeof(R), Rc, n), n, f);
-}
-
-template <typename R>
 template <int Rc, typename Epi>
-void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& row) {
+void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key) {
   const int out_parity = epi.a.hop.out_parity;
   transport_.begin();
   pack<Rc>(epi.a.hop.in, 1 - out_parity, Epi::kDag);
@@ -243,41 +205,42 @@ void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& row) {
     epi.a.hop.halo_fwd[mu] = static_cast<const HalfSpinor<real_t<R>>*>(transport_.from_fwd(mu));
     epi.a.hop.halo_bwd[mu] = static_cast<const HalfSpinor<real_t<R>>*>(transport_.from_bwd(mu));
   }
-  const Exterior exterior = transport_.policy().exterior;
-  if (exterior == Exterior::Whole) {  // no overlap: one launch over all sites once every face is in place
-    for (int mu = 0; mu < 4; ++mu)
-      if (geom_.partitioned(mu)) transport_.wait(mu);
-    launch_halo<Rc>(row, ".whole", geom_.half_volume(), DslashHalo<Epi, Rc>{epi, nullptr, false});
-  } else {
-    launch_halo<Rc>(row, ".interior", geom_.half_volume(), DslashHalo<Epi, Rc>{epi, nullptr, true});
-    for (int mu = 0; mu < 4; ++mu) {
+  if constexpr (kTunedEpi<Epi>)
+    run_tuned(ctx_.tuner, key, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
+  else
+    run_kernel(geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
+  if (transport_.policy().split_exterior) {
+    for (int mu = 0; mu < 4; ++mu) {  // in order: the partial sums add up as in the fused kernel
       if (!geom_.partitioned(mu)) continue;
       transport_.wait(mu);
-      // Split: the sites whose highest boundary direction is mu, now that the faces of 0..mu are in place; fused:
-      // every boundary site after the last wait.
-      const Buffer<int>* sites = exterior == Exterior::Split ? &last_face_sites_[out_parity][mu]
-                                 : mu == last_partitioned_   ? &boundary_[out_parity]
-                                                             : nullptr;
-      if (sites && sites->size() > 0)
-        run_kernel(static_cast<std::int64_t>(sites->size()), DslashHalo<Epi, Rc>{epi, sites->data(), false});
+      const Buffer<int>& sites = face_sites_[out_parity][mu];
+      using T = real_t<R>;
+      const SpinorView<T> halo{
+          {reinterpret_cast<BlockOf<Spinor<T>>*>(halo_sums_.data()), static_cast<int>(halo_sums_.size())}};
+      run_kernel(static_cast<std::int64_t>(sites.size() / 2), DslashExteriorDir<Epi, Rc>{epi, sites.data(), halo, mu});
     }
+  } else {
+    for (int mu = 0; mu < 4; ++mu)
+      if (geom_.partitioned(mu)) transport_.wait(mu);
+    run_kernel(static_cast<std::int64_t>(boundary_[out_parity].size()),
+               DslashExterior<Epi, Rc>{epi, boundary_[out_parity].data()});
   }
   transport_.end();
 }
 
 template <typename R>
 template <int Rc, typename Epi>
-void WilsonClover<R>::tune(const Epi& epi, const std::string& row) {
+void WilsonClover<R>::tune(const Epi& epi, const std::string& key) {
   const std::vector<HaloPolicy>& candidates = transport_.candidates();
   std::vector<double> seconds(candidates.size(), 0.0);
   if (candidates.size() > 1) {
     transport_.set_recording(false);
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       transport_.set_policy(candidates[i]);
-      exchange_and_apply<Rc>(epi, row);  // first use of buffers and mappings, untimed
+      exchange_and_apply<Rc>(epi, key);  // first use of buffers and mappings, untimed
       backend::synchronize();
       const auto t0 = std::chrono::steady_clock::now();
-      for (int r = 0; r < kTuneRepetitions; ++r) exchange_and_apply<Rc>(epi, row);
+      for (int r = 0; r < kTuneRepetitions; ++r) exchange_and_apply<Rc>(epi, key);
       backend::synchronize();
       seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / kTuneRepetitions;
     }
@@ -293,7 +256,7 @@ void WilsonClover<R>::tune(const Epi& epi, const std::string& row) {
       for (std::size_t i = 0; i < candidates.size(); ++i) {
         char buf[32];
         std::snprintf(buf, sizeof(buf), " %.3f", 1e3 * seconds[i]);
-        msg += std::string(i ? ", " : " ") + candidates[i].label(transport_.partitioned()) + buf;
+        msg += buf;
       }
     }
     params_.report(msg);
@@ -331,19 +294,21 @@ void WilsonClover<R>::dslash_of(const char* name, double flops_per_site, double 
   const double n = geom_.half_volume();
   const std::string row = std::string(name) + PrecisionTraits<R>::row_suffix;
   const LaunchCost cost{row.c_str(), flops_per_site * n, (8 * Rc * sizeof(store_t<R>) + bytes_per_site) * n};
-  const std::string tuned = kTunedEpi<Epi> ? row : std::string();  // the hot kernels: tuned launches
-  const std::string key = tuned.empty() ? tuned : tune_key(row, sizeof(R), Rc, geom_.half_volume());
+  // Partitioned, the interior kernel skips the hops that leave the rank: a key of its own.
+  const std::string key =
+      kTunedEpi<Epi> ? tune_key(row + (geom_.any_partitioned() ? ".interior" : ""), sizeof(R), Rc, geom_.half_volume())
+                     : std::string();
   if (!geom_.any_partitioned()) {
     if constexpr (kTunedEpi<Epi>)
-      launch_tuned(ctx_.metrics, ctx_.tuner, key, cost, geom_.half_volume(), DslashLocal<Epi, Rc>{epi});
+      launch_tuned(ctx_.metrics, ctx_.tuner, key, cost, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
     else
-      launch(ctx_.metrics, cost, geom_.half_volume(), DslashLocal<Epi, Rc>{epi});
+      launch(ctx_.metrics, cost, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
     return;
   }
-  if (!transport_.has_policy()) tune<Rc>(epi, tuned);
+  if (!transport_.has_policy()) tune<Rc>(epi, key);
   const backend::Stream compute = backend::compute_stream();
   const int t = ctx_.metrics.start_timing(compute);
-  exchange_and_apply<Rc>(epi, tuned);
+  exchange_and_apply<Rc>(epi, key);
   ctx_.metrics.stop_timing(t, compute, cost.name, cost.flops, cost.bytes);
 }
 

@@ -120,8 +120,8 @@ void log_comm_table(const std::vector<CommRow>& rows) {
     spdlog::info(
         "halo {} (fp{}): {}, {} exterior, {:.2f} MB per call, {} calls, exchange {:.4f} s, exposed {:.4f} s "
         "({:.1f}% hidden)",
-        "xyzt"[r.direction & 3], r.precision_bits, r.transport, r.exterior, r.bytes_per_call / 1e6, r.calls,
-        r.exchange_s, r.exposed_s, 100.0 * r.hidden_fraction);
+        "xyzt"[r.direction & 3], r.precision_bits, r.transport, r.split_exterior ? "split" : "fused",
+        r.bytes_per_call / 1e6, r.calls, r.exchange_s, r.exposed_s, 100.0 * r.hidden_fraction);
 }
 
 void log_kernel_table(const MetricsRegistry& m) {

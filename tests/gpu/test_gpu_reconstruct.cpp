@@ -3,14 +3,12 @@
 // (every direction forced through the exchange on one rank: packing with links, exterior kernels) against the
 // independent CPU reference (tests/reference) on a Haar-random field with a twisted x and antiperiodic t, within
 // tolerance<R>() (the bar of the 18-real tests); and a mixed-precision solve with packed links whose true residual
-// under the reference operator reaches the tolerance; every candidate halo policy (exterior fused, split, whole) gives
-// bitwise the same M and hot kernels in every precision and format (policy_checks.hpp). Skipped without a GPU.
+// under the reference operator reaches the tolerance. Skipped with a message without a GPU.
 #include <gtest/gtest.h>
 
 #include "gpu_support.hpp"
 #include "kernels/backend/runtime.hpp"
 #include "operator_fixture.hpp"
-#include "policy_checks.hpp"
 #include "src/physics/cg.hpp"
 
 namespace emprism::test {
@@ -76,17 +74,6 @@ TEST(GpuReconstruct, MixedSolveWithPackedLinksReachesTolerance) {
     EXPECT_TRUE(solve_eo_cg(*outer.op, inner, bf, x, p).converged) << rc;
     EXPECT_LT(rel_diff(ref::apply_wilson_clover(kLat, links, kKappa, kCsw, kTheta, outer.natural(x)), b), 2e-10) << rc;
   }
-}
-
-// The halo code's kernels (interior, exterior fused or per direction, whole) round alike on the device: every policy
-// gives the same bits, for each precision and links format.
-TEST(GpuReconstruct, EveryHaloPolicyGivesTheSameBitsInEveryPrecisionAndFormat) {
-  if (no_gpu()) GTEST_SKIP() << "no GPU: this build uses the " << backend::name() << " backend or sees no device";
-  for (int rc : {18, 12, 8}) {
-    expect_every_policy_gives_the_same_bits<double>(kLat, rc);
-    expect_every_policy_gives_the_same_bits<float>(kLat, rc);
-  }
-  for (int rc : {18, 12}) expect_every_policy_gives_the_same_bits<Half>(kLat, rc);
 }
 
 }  // namespace

@@ -5,9 +5,9 @@
 // decomposition), applies M and solves in double and single precision; rank 0 gathers the blocks and compares
 // with the same computation on the whole lattice on one rank (MPI_COMM_SELF). Tolerances: fp64 relative 1e-12,
 // fp32 1e-6 (the bar). Also checks that a second solve is bitwise identical (determinism) and that every
-// candidate halo policy of the operator (transport per direction; exterior fused, split or whole) gives bitwise the
-// same M. With links of 12 and 8 reals (dirac.reconstruct; operators built on the device) M in both precisions equals
-// the single-rank result of the same format (1e-12, 1e-6) and the 18-real one (1e-12, 1e-5: the links round
+// candidate halo policy of the operator (transport per direction, fused or split exterior) gives bitwise the same
+// M. With links of 12 and 8 reals (dirac.reconstruct; operators built on the device) M in both precisions equals the
+// single-rank result of the same format (1e-12, 1e-6) and the 18-real one (1e-12, 1e-5: the links round
 // differently); the faces carry spinors only, so the halo exchange is the same. This runs once per transport of
 // --transports (comm.transport; default auto); a forced transport that this build or MPI cannot offer (gpu_aware
 // without GPU-aware MPI) is reported and skipped. --gpu: exit 77 (skipped) unless a GPU backend sees a device (ctest
