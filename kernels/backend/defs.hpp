@@ -1,7 +1,8 @@
 // defs.hpp: the one place that knows which compiler sees the code. EMPRISM_HD marks functions that run
 // on host and device (empty on the CPU backend, __host__ __device__ under hipcc/nvcc); EMPRISM_UNROLL asks
 // the compiler at hand to unroll the next loop; EMPRISM_AMDGPU is 1 in code compiled for an AMD GPU (the views'
-// addressing, kernels/views.hpp), else 0. load_streaming(p) reads *p marked as read once (see below).
+// addressing, kernels/views.hpp), else 0. load_streaming and store_streaming read and write data a kernel touches
+// once (below).
 // Who may include: every kernels/ header. No kernel body tests these macros.
 #pragma once
 
@@ -25,6 +26,24 @@
 
 namespace emprism {
 
+#if defined(__CUDA_ARCH__)
+// The CUDA vector type of a block of 4, 8 or 16 bytes (another size does not compile), for __ldcs and __stcs.
+template <int Bytes>
+struct CudaWord;
+template <>
+struct CudaWord<16> {
+  using type = uint4;
+};
+template <>
+struct CudaWord<8> {
+  using type = uint2;
+};
+template <>
+struct CudaWord<4> {
+  using type = unsigned int;
+};
+#endif
+
 // *p for data a kernel reads once (links, clover): on NVIDIA GPUs ld.global.cs (evict first), so the stream of links
 // and clover does not push out of L2 the neighbour spinors that eight sites read at different times (without it the
 // hopping kernels read their input spinor about twice from memory at 32^3x64 on an H100: jobs/device/profile.sh).
@@ -32,18 +51,10 @@ namespace emprism {
 template <typename B>
 EMPRISM_HD inline B load_streaming(const B* p) {
 #if defined(__CUDA_ARCH__)
-  static_assert(sizeof(B) == 16 || sizeof(B) == 8 || sizeof(B) == 4, "a block of 4, 8 or 16 bytes");
+  using W = typename CudaWord<sizeof(B)>::type;
+  const W v = __ldcs(reinterpret_cast<const W*>(p));
   B b;
-  if constexpr (sizeof(B) == 16) {
-    const uint4 v = __ldcs(reinterpret_cast<const uint4*>(p));
-    __builtin_memcpy(&b, &v, 16);
-  } else if constexpr (sizeof(B) == 8) {
-    const uint2 v = __ldcs(reinterpret_cast<const uint2*>(p));
-    __builtin_memcpy(&b, &v, 8);
-  } else {
-    const unsigned int v = __ldcs(reinterpret_cast<const unsigned int*>(p));
-    __builtin_memcpy(&b, &v, 4);
-  }
+  __builtin_memcpy(&b, &v, sizeof(B));
   return b;
 #else
   return *p;
@@ -55,20 +66,10 @@ EMPRISM_HD inline B load_streaming(const B* p) {
 template <typename B>
 EMPRISM_HD inline void store_streaming(B* p, const B& b) {
 #if defined(__CUDA_ARCH__)
-  static_assert(sizeof(B) == 16 || sizeof(B) == 8 || sizeof(B) == 4, "a block of 4, 8 or 16 bytes");
-  if constexpr (sizeof(B) == 16) {
-    uint4 v;
-    __builtin_memcpy(&v, &b, 16);
-    __stcs(reinterpret_cast<uint4*>(p), v);
-  } else if constexpr (sizeof(B) == 8) {
-    uint2 v;
-    __builtin_memcpy(&v, &b, 8);
-    __stcs(reinterpret_cast<uint2*>(p), v);
-  } else {
-    unsigned int v;
-    __builtin_memcpy(&v, &b, 4);
-    __stcs(reinterpret_cast<unsigned int*>(p), v);
-  }
+  using W = typename CudaWord<sizeof(B)>::type;
+  W v;
+  __builtin_memcpy(&v, &b, sizeof(B));
+  __stcs(reinterpret_cast<W*>(p), v);
 #else
   *p = b;
 #endif
