@@ -1,8 +1,8 @@
 # shellcheck shell=bash disable=SC2034  # sourced; status and extents are read by the scripts that source it
 # common.sh: the start every jobs/device script shares, sourced (not run) by multi_gpu.sh and setup_gpu.sh after they
 # set EMPRISM_DEVICE_NAME (their results go to $OUT, or ./<name>_out). It sets repo, out, build, work, deps, jobs,
-# summary, backend, extents, status and the functions say (echo and append to summary.txt), elapsed and device_ctest
-# (below; Open MPI allowed to run as root), then
+# summary, backend, extents, status, exe and the functions say (echo and append to summary.txt), elapsed,
+# device_ctest and unit_solve (below; Open MPI allowed to run as root), then
 #   1. the dependencies the GPU image lacks (Ubuntu 24.04 + CUDA 13: toml++, Random123): the Debian packages carried
 #      in .debs/ (libtomlplusplus-dev, libtomlplusplus3, librandom123-dev; `apt-get download` them) unpacked with
 #      dpkg -x into /tmp/emprism-deps, pkg-config, CMake and the loader pointed at them (installed ones are used);
@@ -99,4 +99,40 @@ device_ctest() {
     say "ctest $name: FAILED: $(grep -E 'tests passed' "$log")"
     grep -E "\*\*\*Failed|FAILED|Timeout" "$log" | head -20 | tee -a "$summary"
   fi
+}
+
+# unit_solve NAME PEAK RECONSTRUCT SOLVER: issue 17's unit-gauge problem ($extents, kappa 0.124, csw 1, antiperiodic t,
+# one random source, seed 5) with the [solver] lines SOLVER ("key = value", newline-separated; max_iter 5000 added),
+# links of RECONSTRUCT reals and metrics.peak = PEAK, run once on one rank; leaves NAME.toml, NAME.log and NAME.rc
+# (the exit status) in $work and sets status=1 when it failed.
+exe=$build/emprism-mpi
+unit_solve() {
+  cat > "$work/$1.toml" << EOF
+[lattice]
+extents = [$extents]
+[gauge]
+source = "unit"
+[dirac]
+kappa = 0.124
+csw = 1.0
+reconstruct = $3
+[solver]
+$4
+max_iter = 5000
+[log]
+progress_every = 1000
+[metrics]
+peak = $2
+[output]
+file = "$1.h5"
+overwrite = true
+fields = false
+[[solve]]
+name = "noise"
+type = "random"
+seed = 5
+EOF
+  (cd "$work" && OMP_NUM_THREADS=$jobs timeout 200 mpiexec -n 1 --bind-to none "$exe" "$1.toml" > "$1.log" 2>&1
+  echo $? > "$1.rc")
+  [ "$(cat "$work/$1.rc")" = 0 ] || status=1
 }
