@@ -78,7 +78,12 @@ struct BlockedArray {
       B b[kBlocks];
     } u;
     EMPRISM_UNROLL
-    for (int k = 0; k < kBlocks; ++k) u.b[k] = Streaming ? load_streaming(&at(k, i)) : at(k, i);
+    for (int k = 0; k < kBlocks; ++k) {
+      if constexpr (Streaming && EMPRISM_STREAMING)
+        u.b[k] = load_streaming(&at(k, i));
+      else
+        u.b[k] = at(k, i);
+    }
     return u.t;
   }
   EMPRISM_HD void store(int i, const T& t) const {
@@ -100,8 +105,12 @@ struct BlockedArray {
       B b[sizeof(P) / sizeof(B)];
     } u;
     EMPRISM_UNROLL
-    for (int k = 0; k < static_cast<int>(sizeof(P) / sizeof(B)); ++k)
-      u.b[k] = Streaming ? load_streaming(&at(first + k, i)) : at(first + k, i);
+    for (int k = 0; k < static_cast<int>(sizeof(P) / sizeof(B)); ++k) {
+      if constexpr (Streaming && EMPRISM_STREAMING)
+        u.b[k] = load_streaming(&at(first + k, i));
+      else
+        u.b[k] = at(first + k, i);
+    }
     return u.p;
   }
   template <typename P, bool Streaming = false>
@@ -114,7 +123,7 @@ struct BlockedArray {
     u.p = p;
     EMPRISM_UNROLL
     for (int k = 0; k < static_cast<int>(sizeof(P) / sizeof(B)); ++k) {
-      if (Streaming)
+      if constexpr (Streaming && EMPRISM_STREAMING)
         store_streaming(&at(first + k, i), u.b[k]);
       else
         at(first + k, i) = u.b[k];

@@ -2,7 +2,7 @@
 // on host and device (empty on the CPU backend, __host__ __device__ under hipcc/nvcc); EMPRISM_UNROLL asks
 // the compiler at hand to unroll the next loop; EMPRISM_AMDGPU is 1 in code compiled for an AMD GPU (the views'
 // addressing, kernels/views.hpp), else 0. load_streaming and store_streaming read and write data a kernel touches
-// once (below).
+// once, where EMPRISM_STREAMING is 1 (below).
 // Who may include: every kernels/ header. No kernel body tests these macros.
 #pragma once
 
@@ -25,6 +25,15 @@
 #endif
 
 namespace emprism {
+
+// EMPRISM_STREAMING is 1 where load_streaming and store_streaming differ from plain accesses (NVIDIA GPUs), else 0:
+// the views call them only then (on gfx90a even an inlined plain copy through them raised the fp64 hopping kernels
+// from 148 to 179-195 VGPRs).
+#if defined(__CUDA_ARCH__)
+#define EMPRISM_STREAMING 1
+#else
+#define EMPRISM_STREAMING 0
+#endif
 
 #if defined(__CUDA_ARCH__)
 // The CUDA vector type of a block of 4, 8 or 16 bytes (another size does not compile), for __ldcs and __stcs.
