@@ -12,8 +12,9 @@
 //   half spinor field:     per chiral half b, element = ChiralHalf16 (3 blocks of 8 B), stride = sites of the
 //                          parity, the two halves one after the other; then a float norm per (half, site) at
 //                          norm[b * sites + i] (kernels/half.hpp)
-// Links and clover are loaded with load_streaming (read once per kernel: kept from evicting the spinors from L2).
 //   fp32/fp64 spinor field (Fp32Fp64): the fp32 spinor layout; load widens to Spinor<double>, store rounds to float
+// Links and clover are loaded streaming (read once per kernel, so they do not evict from L2 the spinors that eight
+// sites read; the hot kernels' xpay inputs and results too): load_streaming, kernels/backend/defs.hpp, NVIDIA only.
 // Links and clover views take the arithmetic type T as a second parameter (default: the stored one): loads widen the
 // stored reals to T before any arithmetic (a packed link is unpacked in T), so the fp32/fp64 operator's kernels
 // compute in fp64 on fp32 fields while the fp32 and fp64 kernels' code is unchanged.
