@@ -2,7 +2,7 @@
 # common.sh: the start every jobs/device script shares, sourced (not run) by multi_gpu.sh and setup_gpu.sh after they
 # set EMPRISM_DEVICE_NAME (their results go to $OUT, or ./<name>_out). It sets repo, out, build, work, deps, jobs,
 # summary, backend, extents, status, exe and the functions say (echo and append to summary.txt), elapsed,
-# device_ctest and unit_solve (below; Open MPI allowed to run as root), then
+# device_ctest, unit_solve and solve_row (below; Open MPI allowed to run as root), then
 #   1. the dependencies the GPU image lacks (Ubuntu 24.04 + CUDA 13: toml++, Random123): the Debian packages carried
 #      in .debs/ (libtomlplusplus-dev, libtomlplusplus3, librandom123-dev; `apt-get download` them) unpacked with
 #      dpkg -x into /tmp/emprism-deps, pkg-config, CMake and the loader pointed at them (installed ones are used);
@@ -135,4 +135,19 @@ EOF
   (cd "$work" && OMP_NUM_THREADS=$jobs timeout 200 mpiexec -n 1 --bind-to none "$exe" "$1.toml" > "$1.log" 2>&1
   echo $? > "$1.rc")
   [ "$(cat "$work/$1.rc")" = 0 ] || status=1
+}
+
+# solve_row NAME LABEL WIDTH: one row of a solve table from $work/NAME.log (seconds, iterations, reliable updates and
+# true residual of its solve 'noise'; the exit status and the log's last line when it has no such line), LABEL in a
+# column of WIDTH characters, appended to summary.txt.
+solve_row() {
+  local line s it upd res
+  line=$(grep -m1 -E "solve 'noise': (converged|NOT converged)" "$work/$1.log")
+  s=$(echo "$line" | sed -n 's/.*, \([0-9.]*\) s$/\1/p')
+  it=$(echo "$line" | sed -n 's/.*converged in \([0-9]*\) iterations.*/\1/p')
+  upd=$(echo "$line" | sed -n 's/.*(\([0-9]*\) reliable updates).*/\1/p')
+  res=$(echo "$line" | sed -n 's/.*true residual \([0-9.e+-]*\).*/\1/p')
+  [ -n "$it" ] || line="exit $(cat "$work/$1.rc"): $(tail -1 "$work/$1.log")"
+  printf "%-${3}s %8s %6s %8s %10s  %s\n" "$2" "${s:--}" "${it:--}" "${upd:--}" "${res:--}" \
+    "$([ -n "$it" ] || echo "$line")" | tee -a "$summary"
 }

@@ -59,17 +59,7 @@ run half12 half 12
 say "runs done ($(elapsed))"
 
 # ---- 4. table ----
-row() {  # row NAME LABEL: seconds, iterations, reliable updates, true residual from the solve's log line
-  local line s it upd res
-  line=$(grep -m1 -E "solve 'noise': (converged|NOT converged)" "$work/$1.log")
-  s=$(echo "$line" | sed -n 's/.*, \([0-9.]*\) s$/\1/p')
-  it=$(echo "$line" | sed -n 's/.*converged in \([0-9]*\) iterations.*/\1/p')
-  upd=$(echo "$line" | sed -n 's/.*(\([0-9]*\) reliable updates).*/\1/p')
-  res=$(echo "$line" | sed -n 's/.*true residual \([0-9.e+-]*\).*/\1/p')
-  [ -n "$it" ] || line="exit $(cat "$work/$1.rc"): $(tail -1 "$work/$1.log")"
-  printf '%-22s %8s %6s %8s %10s  %s\n' "$2" "${s:--}" "${it:--}" "${upd:--}" "${res:--}" \
-    "$([ -n "$it" ] || echo "$line")" | tee -a "$summary"
-}
+row() { solve_row "$1" "$2" 22; }  # row NAME LABEL (common.sh)
 say ""
 say "unit gauge, [$extents], kappa 0.124, csw 1, antiperiodic t, mixed precision, fp64 result to 1e-10"
 printf '%-22s %8s %6s %8s %10s\n' "sloppy, reconstruct" seconds iter updates true_res | tee -a "$summary"
