@@ -69,16 +69,8 @@ else
 fi
 
 # ---- 5. table ----
-ours_row() {  # ours_row NAME LABEL: seconds and iterations from the solve's log line
-  local line s it upd res
-  line=$(grep -m1 -E "solve 'noise': (converged|NOT converged)" "$work/$1.log")
-  s=$(echo "$line" | sed -n 's/.*, \([0-9.]*\) s$/\1/p')
-  it=$(echo "$line" | sed -n 's/.*converged in \([0-9]*\) iterations.*/\1/p')
-  upd=$(echo "$line" | sed -n 's/.*(\([0-9]*\) reliable updates).*/\1/p')
-  res=$(echo "$line" | sed -n 's/.*true residual \([0-9.e+-]*\).*/\1/p')
-  [ -n "$it" ] || line="exit $(cat "$work/$1.rc"): $(tail -1 "$work/$1.log")"
-  printf '%-10s %-26s %8s %6s %8s %10s  %s\n' EmPRiSM "$2" "${s:--}" "${it:--}" "${upd:--}" "${res:--}" \
-    "$([ -n "$it" ] || echo "$line")" | tee -a "$summary"
+ours_row() {  # ours_row NAME LABEL: common.sh's solve_row, under the code column "EmPRiSM"
+  solve_row "$1" "$(printf '%-10s %s' EmPRiSM "$2")" 37
 }
 quda_row() {  # quda_row TEST LABEL: from QUDA's results.tsv (iter, secs: the last solve's "Done:" line)
   local row

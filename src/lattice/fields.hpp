@@ -275,12 +275,7 @@ class CloverField<Half> {
   std::size_t bytes() const { return q_.bytes() + norm_.bytes(); }
   template <typename T = Half>  // CloverView<Half, float>: the type of DiracArg<Half>::clover (the same view)
   CloverView<Half, T> view() const {
-    const CloverView<Half> v = view_of(const_cast<CloverBlock16*>(q_.data()), const_cast<float*>(norm_.data()));
-    CloverView<Half, T> w;
-    w.q = reinterpret_cast<typename CloverView<Half, T>::B*>(v.q);
-    w.norm = v.norm;
-    w.sites = v.sites;
-    return w;
+    return view_of<T>(const_cast<CloverBlock16*>(q_.data()), const_cast<float*>(norm_.data()));
   }
   std::vector<CloverSite<float>> download() const {
     auto q = host_staging<CloverBlock16>(q_.size());
@@ -294,9 +289,10 @@ class CloverField<Half> {
   }
 
  private:
-  CloverView<Half> view_of(CloverBlock16* q, float* norm) const {
-    CloverView<Half> v;
-    v.q = reinterpret_cast<CloverView<Half>::B*>(q);
+  template <typename T = Half>
+  CloverView<Half, T> view_of(CloverBlock16* q, float* norm) const {
+    CloverView<Half, T> v;
+    v.q = reinterpret_cast<typename CloverView<Half, T>::B*>(q);
     v.norm = norm;
     v.sites = vh_;
     return v;
