@@ -208,4 +208,14 @@ struct ConvertHalfOperatorFields {
   }
 };
 
+// The fp32 operator's compressed clover term (kernels/clover_dynamic.hpp) from its A in fp32: thread cb of one parity.
+struct CompressClover {
+  CloverView<float> a;
+  CloverView<CloverDynamic, float> out;
+  EMPRISM_HD void operator()(int cb) const {
+    const CloverSite<float> s = a.load(cb);
+    out.store_compressed(cb, CloverSiteC{{compress_block(s.b[0]), compress_block(s.b[1])}});
+  }
+};
+
 }  // namespace emprism

@@ -13,6 +13,8 @@
 //                          parity, the two halves one after the other; then a float norm per (half, site) at
 //                          norm[b * sites + i] (kernels/half.hpp)
 //   fp32/fp64 spinor field (Fp32Fp64): the fp32 spinor layout; load widens to Spinor<double>, store rounds to float
+//   compressed clover:     element = CloverSiteC (A of the fp32 operator, 2 x 28 reals: 14 blocks of 16 B), stride
+//                          = sites of the parity; a view stands for A or A^-1 (kernels/clover_dynamic.hpp)
 // Links and clover are loaded streaming (read once per kernel, so they do not evict from L2 the spinors that eight
 // sites read; the hot kernels' xpay inputs and results too): load_streaming, kernels/backend/defs.hpp, NVIDIA only.
 // Links and clover views take the arithmetic type T as a second parameter (default: the stored one): loads widen the
@@ -26,6 +28,7 @@
 #include <type_traits>
 
 #include "kernels/clover_block.hpp"
+#include "kernels/clover_dynamic.hpp"
 #include "kernels/clover_half.hpp"
 #include "kernels/half.hpp"
 #include "kernels/link_format.hpp"
@@ -327,6 +330,42 @@ struct CloverView<Half, T> {  // (T: the arithmetic, always fp32 here; the param
   }
   EMPRISM_HD CloverSite<float> load(int cb) const {
     return CloverSite<float>{{dequantize_block(load_block(cb, 0)), dequantize_block(load_block(cb, 1))}};
+  }
+};
+
+// The fp32 operator's clover term, A compressed (kernels/clover_dynamic.hpp). A view stands for A or for A^-1 (inverse,
+// set by the operator per launch): load_block returns the stored block with that role, which block_mul multiplies
+// with (A^-1: a solve in registers); load returns the explicit site in fp32 (host code and tests).
+template <typename T>
+struct CloverView<CloverDynamic, T> {  // (T: the arithmetic, fp32; the parameter of the generic view)
+  BlockedArray<CloverSiteC> a;
+  bool inverse = false;
+  static constexpr int kBlockBlocks = BlockedArray<CloverSiteC>::kBlocks / 2;
+  EMPRISM_HD CloverBlockDyn load_block(int cb, int b) const {  // streaming, as CloverView<R>::load_block
+    return CloverBlockDyn{a.template load_part<CloverBlockC, true>(cb, b * kBlockBlocks), inverse};
+  }
+  EMPRISM_HD CloverBlockDyn load_block_kept(int cb, int b) const {
+    return CloverBlockDyn{a.template load_part<CloverBlockC>(cb, b * kBlockBlocks), inverse};
+  }
+  EMPRISM_HD CloverSiteC load_compressed(int cb) const { return a.load(cb); }
+  EMPRISM_HD void store_compressed(int cb, const CloverSiteC& c) const { a.store(cb, c); }
+  // The site's blocks of A or A^-1 (by columns: A^-1 e_j solved for each unit vector e_j).
+  EMPRISM_HD CloverSite<float> load(int cb) const {
+    CloverSite<float> out;
+    for (int b = 0; b < 2; ++b) {
+      const CloverBlockDyn m = load_block_kept(cb, b);
+      HalfSpinor<float> col[6];
+      for (int j = 0; j < 6; ++j) {
+        HalfSpinor<float> e{};
+        e.h[j / 3].c[j % 3] = {1.0f, 0.0f};
+        col[j] = block_mul(m, e);
+      }
+      for (int i = 0; i < 6; ++i) {
+        out.b[b].diag[i] = col[i].h[i / 3].c[i % 3].re;
+        for (int j = 0; j < i; ++j) out.b[b].lower[tri_index(i, j)] = col[j].h[i / 3].c[i % 3];
+      }
+    }
+    return out;
   }
 };
 

@@ -26,6 +26,7 @@
 // Aliasing: out must not alias in or x. Who may call: the backends through kernels/launch.hpp.
 #pragma once
 
+#include <type_traits>
 #include <utility>
 
 #include "kernels/blas.hpp"
@@ -93,11 +94,20 @@ EMPRISM_HD inline void apply_hopping(const HoppingArg<R>& a, const int x[4], int
   hop_direction<3, Dag, Part, Rc>(a, x, cb, acc);
 }
 
+// The clover term as the kernels of precision R read it: the fp32 operator's A compressed, A^-1 solved for in the
+// kernel (kernels/clover_dynamic.hpp; where EMPRISM_CLOVER_DYNAMIC: not on AMD GPUs yet, kernels/backend/defs.hpp); the
+// others' stored A or A^-1 in clover_store_t<R> (Half: A^-1 in 16 bits, kernels/clover_half.hpp).
+template <typename R>
+constexpr bool kCloverDynamic = std::is_same_v<R, float>&& EMPRISM_CLOVER_DYNAMIC;
+template <typename R>
+using clover_view_t =
+    std::conditional_t<kCloverDynamic<R>, CloverView<CloverDynamic, float>, CloverView<clover_store_t<R>, real_t<R>>>;
+
 template <typename R>
 struct DiracArg {
   HoppingArg<R> hop;
-  CloverView<clover_store_t<R>, real_t<R>> clover;  // C of the output parity (Half: A^-1 in 16 bits, clover_half.hpp)
-  SpinorView<R> x;                                  // xpay input, output parity
+  clover_view_t<R> clover;  // C of the output parity, A or A^-1
+  SpinorView<R> x;          // xpay input, output parity
   SpinorView<R> out;
   SpinorView<R> out2;
   double* site_norm = nullptr;  // EpiCloverXpay: |v|^2 per site when set
@@ -127,8 +137,9 @@ EMPRISM_HD inline HalfSpinor<R> acc_half(const PartialPlus<R, View>& acc, int b)
 // half's stores precede the next half's loads (the compiler cannot hoist those loads: the fields might alias).
 // EpiCloverXpay loads its clover block again for the second product rather than keeping it in registers (the
 // block was just read, so the second read comes from the caches; gfx90a: 170 -> 154 VGPRs in fp64): its first read
-// is load_block_kept, the second the streaming load_block. The hot epilogues read their xpay input with
-// load_half_once and store their results with store_half_final (streaming: kernels/backend/defs.hpp).
+// is load_block_kept, the second the streaming load_block. With the fp32 operator's compressed clover term it keeps
+// the factors of the block instead (read once, streaming; factored once for both solves). The hot epilogues read their
+// xpay input with load_half_once and store their results with store_half_final (streaming: kernels/backend/defs.hpp).
 template <typename R, bool Dag>
 struct EpiClover {
   static constexpr bool kDag = Dag;
@@ -149,10 +160,17 @@ struct EpiCloverXpay {
     double n = 0;  // |v|^2, summed half by half in the order of site_norm2 (the same bits)
     EMPRISM_UNROLL
     for (int b = 0; b < 2; ++b) {
-      const HalfSpinor<real_t<R>> v =
-          a.x.load_half_once(cb, b) + a.b * block_mul(a.clover.load_block_kept(cb, b), acc_half(acc, b));
-      a.out.store_half_final(cb, b, v);
-      a.out2.store_half_final(cb, b, block_mul(a.clover.load_block(cb, b), v));
+      HalfSpinor<real_t<R>> v;
+      if constexpr (kCloverDynamic<R>) {  // A^-1 factored once for both products (kernels/clover_dynamic.hpp)
+        const CloverBlockReady c = ready_block(a.clover.load_block(cb, b));
+        v = a.x.load_half_once(cb, b) + a.b * block_mul(c, acc_half(acc, b));
+        a.out.store_half_final(cb, b, v);
+        a.out2.store_half_final(cb, b, block_mul(c, v));
+      } else {
+        v = a.x.load_half_once(cb, b) + a.b * block_mul(a.clover.load_block_kept(cb, b), acc_half(acc, b));
+        a.out.store_half_final(cb, b, v);
+        a.out2.store_half_final(cb, b, block_mul(a.clover.load_block(cb, b), v));
+      }
       n = add_norm2(n, v);
     }
     if (a.site_norm) a.site_norm[cb] = n;

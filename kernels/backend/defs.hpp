@@ -2,7 +2,7 @@
 // on host and device (empty on the CPU backend, __host__ __device__ under hipcc/nvcc); EMPRISM_UNROLL asks
 // the compiler at hand to unroll the next loop; EMPRISM_AMDGPU is 1 in code compiled for an AMD GPU (the views'
 // addressing, kernels/views.hpp), else 0. load_streaming and store_streaming read and write data a kernel touches
-// once, where EMPRISM_STREAMING is 1 (below).
+// once, where EMPRISM_STREAMING is 1 (below). EMPRISM_CLOVER_DYNAMIC chooses the fp32 operator's clover format.
 // Who may include: every kernels/ header. No kernel body tests these macros.
 #pragma once
 
@@ -33,6 +33,17 @@ namespace emprism {
 #define EMPRISM_STREAMING 1
 #else
 #define EMPRISM_STREAMING 0
+#endif
+
+// EMPRISM_CLOVER_DYNAMIC is 1 where the fp32 operator keeps its clover term compressed and solves for A^-1 in the
+// kernel (kernels/clover_dynamic.hpp): the CPU backend and NVIDIA GPUs. 0 with HIP on AMD GPUs: there the solve took
+// the fp32 hot kernels past their budget on gfx90a (hipcc, 2026-11-24: eo_clover 108, oe_clover 136 VGPRs against 96,
+// 4 and 3 waves per SIMD instead of 5) and nothing is measured on an AMD GPU yet; those keep A^-1 stored. The same
+// value in the host and the device pass (it follows the backend's definitions, not the compiler's).
+#if defined(EMPRISM_BACKEND_HIP) && !defined(EMPRISM_HIP_NVIDIA)
+#define EMPRISM_CLOVER_DYNAMIC 0
+#else
+#define EMPRISM_CLOVER_DYNAMIC 1
 #endif
 
 #if defined(__CUDA_ARCH__)

@@ -8,7 +8,8 @@
 //   DeviceGauge      the double links with their halo in the host field's layout (a field generated on the device)
 //   CloverField<R>   A or A^-1, one CloverSite per site of one parity; R = Half (the half operator's A^-1): 16-bit
 //                    fixed point with a norm per chiral block (kernels/clover_half.hpp), read as CloverSite<float>;
-//                    default-constructed: empty (no memory)
+//                    default-constructed: empty (no memory); R = CloverDynamic (the fp32 operator's A, compressed:
+//                    kernels/clover_dynamic.hpp): its views stand for A or A^-1, empty when default-constructed
 // Host code reads and writes whole fields as element vectors in checkerboard order (download/upload): a host
 // staging copy of the raw memory is read or filled through the same view type the kernels use, so only
 // kernels/views.hpp knows the layout.
@@ -300,6 +301,40 @@ class CloverField<Half> {
   int vh_ = 0;
   Buffer<CloverBlock16> q_;  // [chiral block][8-byte block][site] (kernels/views.hpp)
   Buffer<float> norm_;       // [chiral block][site]
+};
+
+template <>
+class CloverField<CloverDynamic> {
+ public:
+  CloverField() = default;
+  explicit CloverField(const Geometry& g) : vh_(g.half_volume()), buf_(static_cast<std::size_t>(g.half_volume())) {}
+  int sites() const { return vh_; }
+  std::size_t bytes() const { return buf_.bytes(); }
+  // The view standing for A (inverse false) or A^-1.
+  CloverView<CloverDynamic, float> view(bool inverse) const {
+    CloverView<CloverDynamic, float> v = view_of(const_cast<CloverSiteC*>(buf_.data()));
+    v.inverse = inverse;
+    return v;
+  }
+  // The sites of A or A^-1 in fp32 (host code and tests).
+  std::vector<CloverSite<float>> download(bool inverse) const {
+    auto stage = host_staging<CloverSiteC>(buf_.size());
+    buf_.copy_to_host(stage.get());
+    CloverView<CloverDynamic, float> v = view_of(reinterpret_cast<CloverSiteC*>(stage.get()));
+    v.inverse = inverse;
+    std::vector<CloverSite<float>> out(buf_.size());
+    for (int i = 0; i < vh_; ++i) out[i] = v.load(i);
+    return out;
+  }
+
+ private:
+  CloverView<CloverDynamic, float> view_of(CloverSiteC* p) const {
+    CloverView<CloverDynamic, float> v;
+    v.a = BlockedArray<CloverSiteC>{reinterpret_cast<BlockOf<CloverSiteC>*>(p), vh_};
+    return v;
+  }
+  int vh_ = 0;
+  Buffer<CloverSiteC> buf_;
 };
 
 }  // namespace emprism

@@ -201,6 +201,13 @@ double link_format_deviation(const SU3<double>& u, int reconstruct) {
   return trip <= su3 ? su3 : trip;  // (keeps a NaN)
 }
 
+void compress_clover(Context& ctx, const CloverField<float>& a, CloverField<CloverDynamic>& out) {
+  const int vh = out.sites();
+  const double n = vh;
+  launch(ctx.metrics, {"setup_clover_compress", 0, n * (72 * sizeof(float) + sizeof(CloverSiteC))}, vh,
+         CompressClover{a.view(), out.view(false)});
+}
+
 template void convert_operator_fields<float, double>(Context&, const Geometry&, const GaugeField<double>&,
                                                      const CloverField<double>[2], const CloverField<double>[2],
                                                      GaugeField<float>&, CloverField<float>[2], CloverField<float>[2]);

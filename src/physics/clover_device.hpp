@@ -4,7 +4,8 @@
 // (no host reorder, no host clover). The same per-site code runs on the CPU backend and gives make_clover's bits
 // (src/physics/clover.hpp, the reference).
 // Metrics rows: "setup_gauge_copy" (the copy to the device), "setup_gauge_links" (links to R, packed), "setup_clover"
-// (A and A^-1, both parities), "setup_convert" (the fields of another precision rounded, mixed precision).
+// (A and A^-1, both parities), "setup_convert" (the fields of another precision rounded, mixed precision),
+// "setup_clover_compress" (the fp32 operator's compressed A, kernels/clover_dynamic.hpp).
 // Who may call: anyone on the rank (the halo of the host field must be filled).
 #pragma once
 
@@ -47,5 +48,9 @@ void convert_operator_fields(Context& ctx, const Geometry& g, const GaugeField<R
 void convert_half_operator_fields(Context& ctx, const Geometry& g, const GaugeField<double>& gauge,
                                   const CloverField<double> a_inv[2], GaugeField<float>& gauge_out,
                                   CloverField<Half> a_inv_out[2]);
+
+// The fp32 operator's clover term in its compressed form (kernels/clover_dynamic.hpp) from its A, row
+// "setup_clover_compress".
+void compress_clover(Context& ctx, const CloverField<float>& a, CloverField<CloverDynamic>& out);
 
 }  // namespace emprism

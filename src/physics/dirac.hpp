@@ -18,6 +18,10 @@
 // packing to after the exterior. The halo policy (transport per direction, fused or split exterior) is tuned on
 // the operator's first partitioned application, agreed by all ranks, reported and kept; every policy gives
 // bitwise the same result.
+// The fp32 operator's kernels read its clover term A compressed (224 instead of 288 bytes per site) and solve for A^-1
+// in registers (kernels/clover_dynamic.hpp; where EMPRISM_CLOVER_DYNAMIC: the CPU and NVIDIA GPUs); its A and A^-1 in
+// fp32 are kept too (clover(): what the set-up builds and the conversions and tests read), the compressed form
+// (dyn_) made from A once the operator is built.
 // Precisions: R = double, float, Half (kernels/half.hpp: the spinors in 16-bit fixed point, arithmetic and links
 // in fp32, A^-1 in 16-bit fixed point with a norm per chiral block (kernels/clover_half.hpp), A not kept (no kernel of
 // the half operator reads it: only the CG's Mhat and Mhat^dag Mhat and the four hot kernels are instantiated, never
@@ -134,6 +138,10 @@ class WilsonClover {
   // Everything but the links and the clover term (which the public constructors fill).
   WilsonClover(Context& ctx, const Geometry& geom, const DiracParams& params);
   DiracArg<R> make_arg(int out_parity, const ParitySpinor<R>& in) const;
+  // The kernels' view of A_p or A_p^-1 (fp32: of the compressed A in dyn_).
+  clover_view_t<R> clover_arg(int parity, bool inverse) const;
+  // fp32: dyn_ from a_ (the public constructors call it once a_ is filled); others: nothing.
+  void compress_clover_term();
   template <int Rc>
   void pack(const SpinorView<R>& in, int in_parity, bool dag);
 
@@ -142,6 +150,7 @@ class WilsonClover {
   DiracParams params_;
   GaugeField<store_t<R>> gauge_;                    // Half, Fp32Fp64: links in fp32
   CloverField<clover_store_t<R>> a_[2], a_inv_[2];  // Fp32Fp64: in fp32; Half: A^-1 in 16 bits, A empty
+  CloverField<CloverDynamic> dyn_[2];               // fp32: A compressed, what its kernels read (others: empty)
   ParitySpinor<R> tmp_e_, tmp_e2_, tmp_o_;
   std::array<Complex<real_t<R>>, 4> phase_;
   HaloTransport transport_;

@@ -1,6 +1,7 @@
 // dirac_impl.hpp: the template definitions of WilsonClover (dirac.hpp), the launchers of the Wilson-clover kernels.
 // Flops and minimum bytes per output site, with S = 24 R (spinor; half: 56 bytes), G = 18, 12 or 8 R (link in its
-// format), C = 72 R (clover block pair; half: 152 bytes, A^-1 in 16 bits with 2 norms), R = sizeof(store_t) (fp32
+// format), C = 72 R (clover block pair; half: 152 bytes, A^-1 in 16 bits with 2 norms; fp32: 224 bytes, A compressed,
+// kernels/clover_dynamic.hpp), R = sizeof(store_t) (fp32
 // for the links of the half operator, for links and clover of the fp32/fp64 operator, whose spinors are 96 bytes too):
 //   hopping 1320 flops, 8 G + S (each input spinor counted once, reused by neighbours); unpacking a link of 12 or 8
 //   reals is not counted (the flops of a call are those of the operator, whatever the format)
@@ -39,7 +40,7 @@ std::array<std::size_t, 4> face_bytes(const Geometry& g) {
 template <typename R>
 constexpr double kS = PrecisionTraits<R>::spinor_bytes;
 template <typename R>
-constexpr double kC = 72.0 * sizeof(store_t<R>);
+constexpr double kC = kCloverDynamic<R> ? double(sizeof(CloverSiteC)) : 72.0 * sizeof(store_t<R>);
 template <>
 constexpr double kC<Half> = 2 * (sizeof(CloverBlock16) + sizeof(float));
 
@@ -81,18 +82,21 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const HostGaug
     upload_clover(clover.a[p], a_[p]);
     upload_clover(clover.a_inv[p], a_inv_[p]);
   }
+  compress_clover_term();
 }
 
 template <typename R>
 WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const HostGauge& gauge, const DiracParams& params)
     : WilsonClover(ctx, geom, params) {
   build_operator_fields(ctx, gauge, params.kappa, params.csw, gauge_, a_, a_inv_);
+  compress_clover_term();
 }
 
 template <typename R>
 WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const DeviceGauge& gauge, const DiracParams& params)
     : WilsonClover(ctx, geom, params) {
   build_operator_fields(ctx, gauge, params.kappa, params.csw, gauge_, a_, a_inv_);
+  compress_clover_term();
 }
 
 template <typename R>
@@ -105,6 +109,7 @@ WilsonClover<R>::WilsonClover(Context& ctx, const WilsonClover<Ro>& other)
   } else {
     convert_operator_fields(ctx, geom_, other.links(), other.clover(false), other.clover(true), gauge_, a_, a_inv_);
   }
+  compress_clover_term();
 }
 
 template <typename R>
@@ -313,10 +318,28 @@ void WilsonClover<R>::dslash_of(const char* name, double flops_per_site, double 
 }
 
 template <typename R>
+void WilsonClover<R>::compress_clover_term() {
+  if constexpr (kCloverDynamic<R>) {
+    for (int p = 0; p < 2; ++p) {
+      dyn_[p] = CloverField<CloverDynamic>(geom_);
+      compress_clover(ctx_, a_[p], dyn_[p]);
+    }
+  }
+}
+
+template <typename R>
+clover_view_t<R> WilsonClover<R>::clover_arg(int parity, bool inverse) const {
+  if constexpr (kCloverDynamic<R>)
+    return dyn_[parity].view(inverse);
+  else
+    return (inverse ? a_inv_ : a_)[parity].template view<real_t<R>>();
+}
+
+template <typename R>
 void WilsonClover<R>::apply_m(SpinorField<R>& out, const SpinorField<R>& in) {
   for (int p = 0; p < 2; ++p) {
     DiracArg<R> a = make_arg(p, in.parity(1 - p));
-    a.clover = a_[p].template view<real_t<R>>();
+    a.clover = clover_arg(p, false);
     a.x = in.parity(p).view();
     a.out = out.parity(p).view();
     a.b = real_t<R>(-params_.kappa);
@@ -327,7 +350,7 @@ void WilsonClover<R>::apply_m(SpinorField<R>& out, const SpinorField<R>& in) {
 template <typename R>
 void WilsonClover<R>::apply_clover(ParitySpinor<R>& out, const ParitySpinor<R>& in, int parity, bool inverse) {
   DiracArg<R> a{};
-  a.clover = inverse ? a_inv_[parity].template view<real_t<R>>() : a_[parity].template view<real_t<R>>();
+  a.clover = clover_arg(parity, inverse);
   a.x = in.view();
   a.out = out.view();
   const double n = geom_.half_volume();
@@ -338,7 +361,7 @@ void WilsonClover<R>::apply_clover(ParitySpinor<R>& out, const ParitySpinor<R>& 
 template <typename R>
 void WilsonClover<R>::eo_clover(ParitySpinor<R>& out_e, const ParitySpinor<R>& in_o, bool dag) {
   DiracArg<R> a = make_arg(0, in_o);
-  a.clover = a_inv_[0].template view<real_t<R>>();
+  a.clover = clover_arg(0, true);
   a.out = out_e.view();
   if (dag)
     dslash("eo_clover_dag", kHopFlops + kCloverFlops, 2 * kS<R> + kC<R>, EpiClover<R, true>{a});
@@ -350,7 +373,7 @@ template <typename R>
 void WilsonClover<R>::oe_clover(ParitySpinor<R>& out, ParitySpinor<R>& out2, const ParitySpinor<R>& t_e,
                                 const ParitySpinor<R>& x, double* site_norm) {
   DiracArg<R> b = make_arg(1, t_e);
-  b.clover = a_inv_[1].template view<real_t<R>>();
+  b.clover = clover_arg(1, true);
   b.x = x.view();
   b.out = out.view();
   b.out2 = out2.view();
@@ -403,7 +426,7 @@ template <typename R>
 void WilsonClover<R>::prepare_source(ParitySpinor<R>& bhat, const SpinorField<R>& b) {
   apply_clover(tmp_e2_, b.even, 0, true);
   DiracArg<R> a = make_arg(1, tmp_e2_);
-  a.clover = a_inv_[1].template view<real_t<R>>();
+  a.clover = clover_arg(1, true);
   a.x = b.odd.view();
   a.out = bhat.view();
   a.b = real_t<R>(params_.kappa);
@@ -413,7 +436,7 @@ void WilsonClover<R>::prepare_source(ParitySpinor<R>& bhat, const SpinorField<R>
 template <typename R>
 void WilsonClover<R>::reconstruct(SpinorField<R>& x, const SpinorField<R>& b) {
   DiracArg<R> a = make_arg(0, x.odd);
-  a.clover = a_inv_[0].template view<real_t<R>>();
+  a.clover = clover_arg(0, true);
   a.x = b.even.view();
   a.out = x.even.view();
   a.b = real_t<R>(params_.kappa);

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "kernels/backend/runtime.hpp"
+#include "kernels/wilson_clover.hpp"
 #include "src/run/tasks.hpp"
 
 namespace emprism::run {
@@ -42,7 +43,9 @@ double memory_estimate(const Config& cfg, std::int64_t volume) {
   const double vh = volume / 2.0;
   auto per_precision = [&](double r) {
     const double gauge = 8 * vh * 18 * r, clover = 4 * vh * 72 * r, spinors = 16 * vh * 24 * r;
-    return gauge + clover + spinors;
+    // fp32: A compressed too, what its kernels read (kernels/clover_dynamic.hpp)
+    const double compressed = r == 4 && kCloverDynamic<float> ? 2 * vh * sizeof(CloverSiteC) : 0;
+    return gauge + clover + compressed + spinors;
   };
   switch (cfg.solver.precision) {
     case Precision::Single:

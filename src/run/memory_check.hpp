@@ -1,10 +1,10 @@
 // memory_check.hpp: the memory a run needs per rank (host and device), what a rank has, and the refusal before any
 // allocation when it does not fit (issue 15). Estimates count the large allocations: on the device the gauge field,
-// the clover term and 16 spinor fields of each precision the solver uses (mixed: both); on the host the gauge field
-// with its halo and the clover term in double, three spinors in natural order, and the largest task's own host
-// memory (a propagator's 12 columns). What a rank has: the host's MemAvailable (/proc/meminfo) shared by the
-// ranks of its node, and the device's memory (on the CPU backend the device memory is host memory, so both
-// estimates are compared with the host's).
+// the clover term (fp32: also its compressed form) and 16 spinor fields of each precision the solver uses (mixed:
+// both); on the host the gauge field with its halo and the clover term in double, three spinors in natural order, and
+// the largest task's own host memory (a propagator's 12 columns). What a rank has: the host's MemAvailable
+// (/proc/meminfo) shared by the ranks of its node, and the device's memory (on the CPU backend the device memory is
+// host memory, so both estimates are compared with the host's).
 // Who may call: the driver, on every rank after the process grid is made (local; the caller agrees on the outcome).
 #pragma once
 
