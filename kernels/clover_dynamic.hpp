@@ -3,7 +3,7 @@
 // 6x6 block as it loads it (LDL^dag, no pivoting) and solves, in registers.
 // Why: at 32^3x64 the fp32 hopping kernels run at 94-95% of the measured peak in their minimum bytes (BENCHMARKS), so
 // only fewer bytes make them faster; the clover pair was 288 of eo_clover's 1056 bytes per site (links of 18).
-// The structure used (docs/conventions.md section 5): in the chiral basis each block of A is
+// The structure used (docs/conventions.md section 4): in the chiral basis each block of A is
 //   A_b = c 1 + sum_k tau_k (x) G_k     (tau_k: traceless 2x2 in the two spins of the block, G_k: 3x3 in colour)
 // because sigma_{mu nu} restricted to one chirality is traceless in spin. So with P = the upper left 3x3 of A_b - c,
 // the lower right 3x3 is c - P, and the lower left 3x3 Q is free (its conjugate transpose is the upper right):
@@ -11,9 +11,9 @@
 // 28 reals per block (c, diag P, lower P, Q), 112 bytes: 224 per site against 288. c is 1 in our normalisation
 // (A = 1 + csw kappa ...), kept per block (it fills the 16-byte word; no assumption on the normalisation). No
 // tracelessness of F is assumed (our F is the anti-hermitian part of the clover leaves, not traceless-projected).
-// compress_block takes c as the mean of the six diagonal entries and P, Q as the averages of the two places each
-// appears in (exact for a block of this structure, up to rounding: tests/test_clover_dynamic.cpp checks the round trip
-// on random SU(3) fields).
+// compress_block takes c as the mean of the six diagonal entries, P as the average of the upper left 3x3 and minus the
+// lower right one (less c), and Q from the lower left 3x3 (exact for a block of this structure, up to rounding:
+// tests/test_clover_dynamic.cpp checks the round trip on random SU(3) fields).
 // The solve: A_b = L D L^dag with L unit lower triangular and D real (no square roots), then x = L^-dag D^-1 L^-1 y:
 // about 560 flops per block against 276 for the stored inverse's mat-vec; the kernels stay bound by memory (the
 // operator's flops are reported as before, kernels/launch.hpp: the flops of the operator, not of its format). A is
