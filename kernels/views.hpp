@@ -347,7 +347,6 @@ struct CloverView<CloverDynamic, T> {  // (T: the arithmetic, fp32; the paramete
   EMPRISM_HD CloverBlockDyn load_block_kept(int cb, int b) const {
     return CloverBlockDyn{a.template load_part<CloverBlockC>(cb, b * kBlockBlocks), inverse};
   }
-  EMPRISM_HD CloverSiteC load_compressed(int cb) const { return a.load(cb); }
   EMPRISM_HD void store_compressed(int cb, const CloverSiteC& c) const { a.store(cb, c); }
   // The site's blocks of A or A^-1 (by columns: A^-1 e_j solved for each unit vector e_j).
   EMPRISM_HD CloverSite<float> load(int cb) const {

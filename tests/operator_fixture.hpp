@@ -16,6 +16,7 @@
 #include "src/lattice/gauge.hpp"
 #include "src/physics/blas.hpp"
 #include "src/physics/clover.hpp"
+#include "src/physics/clover_device.hpp"
 #include "src/physics/dirac.hpp"
 #include "src/physics/sources.hpp"
 
@@ -88,6 +89,32 @@ struct OperatorSetup {
   HostGauge gauge;
   HostClover clover;
   std::unique_ptr<WilsonClover<R>> op;
+};
+
+// The operator's links and clover term built by the set-up kernels (build_operator_fields) from a random gauge field
+// of one rank, beside the host reference make_clover of the same field.
+template <typename R>
+struct DeviceFieldsSetup {
+  DeviceFieldsSetup(const Extents& extents, std::uint64_t seed, double width, double kappa, double csw)
+      : geom(extents, extents, {0, 0, 0, 0}, {}),
+        ctx{metrics, comm},
+        gauge(make_random_gauge(geom, seed, width)),
+        links(geom),
+        a{CloverField<R>(geom), CloverField<R>(geom)},
+        a_inv{CloverField<R>(geom), CloverField<R>(geom)} {
+    gauge.fill_halo();
+    host = make_clover(gauge, kappa, csw);
+    build_operator_fields(ctx, gauge, kappa, csw, links, a, a_inv);
+  }
+
+  Geometry geom;
+  MetricsRegistry metrics;
+  Communicator comm;
+  Context ctx;
+  HostGauge gauge;
+  HostClover host;
+  GaugeField<R> links;
+  CloverField<R> a[2], a_inv[2];
 };
 
 }  // namespace emprism::test

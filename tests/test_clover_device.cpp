@@ -50,20 +50,10 @@ double clover_tolerance() {
 
 template <typename R>
 void check_against_host(double width) {
-  const Geometry geom(kLat, kLat, {0, 0, 0, 0}, {});
-  MetricsRegistry metrics;
-  Communicator comm;
-  Context ctx{metrics, comm};
-  HostGauge u = make_random_gauge(geom, 17, width);
-  u.fill_halo();
-  const HostClover ref = make_clover(u, kKappa, kCsw);
-  GaugeField<R> links(geom);
-  CloverField<R> a[2] = {CloverField<R>(geom), CloverField<R>(geom)};
-  CloverField<R> a_inv[2] = {CloverField<R>(geom), CloverField<R>(geom)};
-  build_operator_fields(ctx, u, kKappa, kCsw, links, a, a_inv);
+  const DeviceFieldsSetup<R> s(kLat, 17, width, kKappa, kCsw);
   for (int p = 0; p < 2; ++p) {
-    EXPECT_LE(max_rel_diff(a[p].download(), ref.a[p]), clover_tolerance<R>()) << "A, parity " << p;
-    EXPECT_LE(max_rel_diff(a_inv[p].download(), ref.a_inv[p]), clover_tolerance<R>()) << "A^-1, parity " << p;
+    EXPECT_LE(max_rel_diff(s.a[p].download(), s.host.a[p]), clover_tolerance<R>()) << "A, parity " << p;
+    EXPECT_LE(max_rel_diff(s.a_inv[p].download(), s.host.a_inv[p]), clover_tolerance<R>()) << "A^-1, parity " << p;
   }
 }
 

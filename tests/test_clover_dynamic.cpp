@@ -127,20 +127,11 @@ TEST(CloverDynamic, SolveMatchesTheDoubleInverse) {
 // The set-up path: A in fp32 from the set-up kernels, compressed by compress_clover, read back through the view as
 // A (the expanded block) and as A^-1 (solved column by column).
 TEST(CloverDynamic, FieldReadsAsAAndAsItsInverse) {
-  const Geometry geom(kLat, kLat, {0, 0, 0, 0}, {});
-  MetricsRegistry metrics;
-  Communicator comm;
-  Context ctx{metrics, comm};
-  HostGauge u = make_random_gauge(geom, 29, 1.0);
-  u.fill_halo();
-  const HostClover ref = make_clover(u, kKappa, kCsw);
-  GaugeField<float> links(geom);
-  CloverField<float> a[2] = {CloverField<float>(geom), CloverField<float>(geom)};
-  CloverField<float> a_inv[2] = {CloverField<float>(geom), CloverField<float>(geom)};
-  build_operator_fields(ctx, u, kKappa, kCsw, links, a, a_inv);
+  DeviceFieldsSetup<float> s(kLat, 29, 1.0, kKappa, kCsw);
+  const HostClover& ref = s.host;
   for (int p = 0; p < 2; ++p) {
-    CloverField<CloverDynamic> dyn(geom);
-    compress_clover(ctx, a[p], dyn);
+    CloverField<CloverDynamic> dyn(s.geom);
+    compress_clover(s.ctx, s.a[p], dyn);
     const std::vector<CloverSite<float>> fa = dyn.download(false), fi = dyn.download(true);
     double worst_a = 0, worst_inv = 0;
     for (std::size_t cb = 0; cb < fa.size(); ++cb)

@@ -48,21 +48,11 @@ double rel_diff(const std::vector<CloverSite<R>>& dev, const std::vector<CloverS
 // Double arithmetic that differs by fused multiply-adds (64 ulps for the LDL^dag solve), then one ulp of R.
 template <typename R>
 void check_clover() {
-  const Geometry geom(kLat, kLat, {0, 0, 0, 0}, {});
-  MetricsRegistry metrics;
-  Communicator comm;
-  Context ctx{metrics, comm};
-  HostGauge u = make_random_gauge(geom, 41, 1.0);
-  u.fill_halo();
-  const HostClover host = make_clover(u, kKappa, kCsw);
-  GaugeField<R> links(geom);
-  CloverField<R> a[2] = {CloverField<R>(geom), CloverField<R>(geom)};
-  CloverField<R> a_inv[2] = {CloverField<R>(geom), CloverField<R>(geom)};
-  build_operator_fields(ctx, u, kKappa, kCsw, links, a, a_inv);
+  const DeviceFieldsSetup<R> s(kLat, 41, 1.0, kKappa, kCsw);
   const double tol = 64 * std::numeric_limits<double>::epsilon() + std::numeric_limits<R>::epsilon();
   for (int p = 0; p < 2; ++p) {
-    EXPECT_LE(rel_diff(a[p].download(), host.a[p]), tol) << "A, parity " << p;
-    EXPECT_LE(rel_diff(a_inv[p].download(), host.a_inv[p]), tol) << "A^-1, parity " << p;
+    EXPECT_LE(rel_diff(s.a[p].download(), s.host.a[p]), tol) << "A, parity " << p;
+    EXPECT_LE(rel_diff(s.a_inv[p].download(), s.host.a_inv[p]), tol) << "A^-1, parity " << p;
   }
 }
 
