@@ -49,6 +49,16 @@ std::vector<Transport> remote_choices(const TransportRequest& r, const Transport
   return out;
 }
 
+// Peer is possible in every partitioned direction (and at least one is partitioned).
+bool all_peer(const TransportAvailability& a) {
+  bool any = false;
+  for (int mu = 0; mu < 4; ++mu) {
+    if (a.partitioned[mu] && !a.peer[mu]) return false;
+    any = any || a.partitioned[mu];
+  }
+  return any;
+}
+
 void add_unique(std::vector<HaloPolicy>& list, const HaloPolicy& p) {
   if (std::find(list.begin(), list.end(), p) == list.end()) list.push_back(p);
 }
@@ -76,6 +86,7 @@ std::string HaloPolicy::describe(const std::array<bool, 4>& partitioned) const {
     if (!dirs.empty()) out += std::string(out.empty() ? "" : ", ") + transport_name(t) + " in " + dirs;
   }
   if (out.empty()) return "no halo exchange";
+  if (whole) return out + "; one kernel after the exchange";
   return out + (split_exterior ? "; exterior split by direction" : "; exterior fused");
 }
 
@@ -113,6 +124,14 @@ std::vector<HaloPolicy> candidate_policies(const TransportRequest& r, const Tran
     }
   }
   std::vector<HaloPolicy> out;
+  if (a.whole && use_peer &&
+      all_peer(a)) {  // every partitioned direction by peer: whole, the only candidate (see the header)
+    HaloPolicy p;
+    p.transport.fill(Transport::Peer);
+    p.whole = true;
+    out.push_back(p);
+    return out;
+  }
   for (const HaloPolicy& p : base) {
     bool ok = true;  // every partitioned direction has an available transport
     for (int mu = 0; mu < 4; ++mu)

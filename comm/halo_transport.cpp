@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "comm/gpu_aware.hpp"
+#include "kernels/backend/defs.hpp"
 #include "kernels/errors.hpp"
 
 namespace emprism {
@@ -41,6 +42,7 @@ struct HaloTransport::Dir {
 struct HaloTransport::RoundTiming {
   backend::Event start, before[4], after[4], in_place[4];
   bool pending = false;
+  bool whole = false;  // no overlap: the whole exchange from `start` on is exposed
 };
 
 HaloTransport::HaloTransport(const ProcessGrid& grid, const std::array<std::size_t, 4>& face_bytes,
@@ -58,6 +60,7 @@ HaloTransport::HaloTransport(const ProcessGrid& grid, const std::array<std::size
   MPI_Allreduce(MPI_IN_PLACE, &aware, 1, MPI_INT, MPI_LAND, comm_);
   avail_.gpu_aware = aware != 0;
   avail_.partitioned = grid_.partitioned;
+  avail_.whole = EMPRISM_HALO_WHOLE != 0 && request.whole;
   const bool wants_peer =
       request.choice == TransportRequest::Choice::Auto || request.choice == TransportRequest::Choice::Peer;
   std::array<bool, 4> want{};
@@ -204,6 +207,7 @@ void HaloTransport::begin() {
     }
     current_ = timing_[slot].get();
     if (current_->pending) resolve(*current_);
+    current_->whole = policy_.whole;
     backend::record(current_->start, compute);
   }
   bool waited_round_end = false;
@@ -219,23 +223,27 @@ void HaloTransport::begin() {
     d.posted_send = false;
     d.is_ready = false;
     post_receives(d, mu, p);
-    backend::wait(d.stream, start_[p]);
+    if (!policy_.whole) backend::wait(d.stream, start_[p]);  // (whole: the pack runs on the compute stream)
   }
+}
+
+backend::Stream HaloTransport::stream(const Dir& d) const {
+  return policy_.whole ? backend::compute_stream() : d.stream;
 }
 
 HaloTransport::PackTarget HaloTransport::pack_target(int mu) const {
   const int p = static_cast<int>(round_ & 1);
   const Dir& d = *dirs_[static_cast<std::size_t>(mu)];
-  if (d.transport != Transport::Peer) return {send_buf(p, mu, 0), send_buf(p, mu, 1), d.stream};
+  if (d.transport != Transport::Peer) return {send_buf(p, mu, 0), send_buf(p, mu, 1), stream(d)};
   // Peer: what goes to the backward neighbour lands in its buffer "from fwd", and vice versa.
   const std::size_t off_from_fwd = recv_buf(p, mu, 1) - arena_->local();
   const std::size_t off_from_bwd = recv_buf(p, mu, 0) - arena_->local();
-  return {arena_->neighbour(mu, 0) + off_from_fwd, arena_->neighbour(mu, 1) + off_from_bwd, d.stream};
+  return {arena_->neighbour(mu, 0) + off_from_fwd, arena_->neighbour(mu, 1) + off_from_bwd, stream(d)};
 }
 
 void HaloTransport::mark_ready(Dir& d, int mu, int p) {
-  backend::record(d.ready[p], d.stream);
-  if (current_) backend::record(current_->in_place[mu], d.stream);
+  backend::record(d.ready[p], stream(d));
+  if (current_) backend::record(current_->in_place[mu], stream(d));
   d.is_ready = true;
 }
 
@@ -247,18 +255,18 @@ void HaloTransport::packed(int mu) {
   switch (d.transport) {
     case Transport::Staged:
       for (int side = 0; side < 2; ++side)
-        backend::copy_async(pinned_send(p, mu, side), send_buf(p, mu, side), n, d.stream);
+        backend::copy_async(pinned_send(p, mu, side), send_buf(p, mu, side), n, stream(d));
       if (d.self) {  // to itself: what went "to bwd" comes back "from fwd"
-        backend::copy_async(recv_buf(p, mu, 1), pinned_send(p, mu, 0), n, d.stream);
-        backend::copy_async(recv_buf(p, mu, 0), pinned_send(p, mu, 1), n, d.stream);
+        backend::copy_async(recv_buf(p, mu, 1), pinned_send(p, mu, 0), n, stream(d));
+        backend::copy_async(recv_buf(p, mu, 0), pinned_send(p, mu, 1), n, stream(d));
         d.posted_send = true;
         mark_ready(d, mu, p);
       } else {
-        backend::record(d.sent[p], d.stream);
+        backend::record(d.sent[p], stream(d));
       }
       return;
     case Transport::GpuAware:
-      backend::record(d.sent[p], d.stream);
+      backend::record(d.sent[p], stream(d));
       return;
     case Transport::Peer:
       d.posted_send = true;
@@ -266,7 +274,7 @@ void HaloTransport::packed(int mu) {
         mark_ready(d, mu, p);
         return;
       }
-      backend::record(arena_->own_event(mu, p), d.stream);
+      backend::record(arena_->own_event(mu, p), stream(d));
       arena_->sync();
       MPI_Isend(nullptr, 0, MPI_BYTE, grid_.bwd[mu], kTokenTag + 2 * mu, comm_, &d.send[p][0]);
       MPI_Isend(nullptr, 0, MPI_BYTE, grid_.fwd[mu], kTokenTag + 2 * mu + 1, comm_, &d.send[p][1]);
@@ -290,15 +298,15 @@ void HaloTransport::progress(Dir& d, int mu, int p) {
   if (!arrived) return;
   switch (d.transport) {
     case Transport::Staged:
-      backend::copy_async(recv_buf(p, mu, 0), pinned_recv(p, mu, 0), face_bytes_[mu], d.stream);
-      backend::copy_async(recv_buf(p, mu, 1), pinned_recv(p, mu, 1), face_bytes_[mu], d.stream);
+      backend::copy_async(recv_buf(p, mu, 0), pinned_recv(p, mu, 0), face_bytes_[mu], stream(d));
+      backend::copy_async(recv_buf(p, mu, 1), pinned_recv(p, mu, 1), face_bytes_[mu], stream(d));
       break;
     case Transport::GpuAware:
       break;  // MPI wrote the arena
     case Transport::Peer:
       arena_->sync();
-      backend::wait(d.stream, arena_->neighbour_event(mu, 0, p));
-      backend::wait(d.stream, arena_->neighbour_event(mu, 1, p));
+      backend::wait(stream(d), arena_->neighbour_event(mu, 0, p));
+      backend::wait(stream(d), arena_->neighbour_event(mu, 1, p));
       break;
   }
   mark_ready(d, mu, p);
@@ -342,7 +350,7 @@ void HaloTransport::resolve(RoundTiming& t) {
     backend::wait_event(t.after[mu]);
     backend::wait_event(t.in_place[mu]);
     d.exchange_s += backend::elapsed_seconds(t.start, t.in_place[mu]);
-    d.exposed_s += backend::elapsed_seconds(t.before[mu], t.after[mu]);
+    d.exposed_s += backend::elapsed_seconds(t.whole ? t.start : t.before[mu], t.after[mu]);
     ++d.calls;
   }
   t.pending = false;
@@ -355,7 +363,7 @@ std::vector<HaloTransport::DirectionStats> HaloTransport::stats() {
   for (int mu = 0; mu < 4; ++mu) {
     if (!grid_.partitioned[mu]) continue;
     const Dir& d = *dirs_[static_cast<std::size_t>(mu)];
-    out.push_back(DirectionStats{mu, d.transport, policy_.split_exterior, d.calls,
+    out.push_back(DirectionStats{mu, d.transport, policy_.exterior_name(), d.calls,
                                  2.0 * static_cast<double>(face_bytes_[mu]), d.exchange_s, d.exposed_s});
   }
   return out;

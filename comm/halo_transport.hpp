@@ -43,11 +43,17 @@
 //   a direction before its pack kernel finished reading the input (`ready` follows the pack on mu's stream).
 //   On the CPU backend kernels are synchronous, the arena is an MPI shared window and the same tokens order
 //   the stores (with MPI_Win_sync on both sides).
+// Whole policy (every partitioned direction by peer, comm/halo_policy.hpp): the same protocol with every direction's
+// stream replaced by the compute stream: one pack kernel for all directions there (no `start` wait), the
+// interprocess events recorded and waited for there. The argument above holds as written, each "mu's stream" being
+// the compute stream, whose order also puts this rank's pack of round k+1 after its kernel of round k. A rank that
+// is its own neighbour needs no event at all: its faces are in place when the pack kernel is done.
 // Policy changes (tuning) first wait for the device, complete every request and pass a barrier, so no round
 // of one policy overlaps one of another.
 // Statistics per direction (recorded unless switched off while tuning): device events around each wait of the
 // compute stream give the time exposed (the compute stream's idle wait for that direction, after the interior
-// kernel), and `start` -> faces in place gives the exchange time; resolved lazily (a ring of rounds).
+// kernel), and `start` -> faces in place gives the exchange time; resolved lazily (a ring of rounds). Under a whole
+// policy nothing overlaps the exchange: the exposed time runs from `start` (the pack included).
 // On the CPU backend events are host timestamps, so the same numbers are host times.
 // Who may call: one operator; every rank in the same order (collective in effect); the constructor and
 // destructor are collective over grid.cart when a direction is partitioned.
@@ -105,7 +111,7 @@ class HaloTransport {
   struct DirectionStats {
     int mu;
     Transport transport;
-    bool split_exterior;
+    const char* exterior;  // "fused", "split" or "whole" (HaloPolicy::exterior_name)
     std::int64_t calls;
     double bytes_per_call;  // sent by this rank, both faces
     double exchange_s;      // start of the round -> faces in place, summed
@@ -129,6 +135,8 @@ class HaloTransport {
   void quiesce();
   void ensure_buffers(const HaloPolicy& p);
   void resolve(RoundTiming& t);
+  // The stream a direction's pack, copies and events use: its own, or the compute stream under a whole policy.
+  backend::Stream stream(const Dir& d) const;
 
   ProcessGrid grid_;
   MPI_Comm comm_ = MPI_COMM_NULL;

@@ -14,6 +14,9 @@
 //                      halo hops of mu; the site's last boundary direction runs the epilogue of partial + h.
 //                      Launched for mu = 0..3 in order, it adds in the order of DslashExterior (h is stored in R
 //                      exactly), so both give the same bits.
+//   DslashWhole        all sites after every halo arrived (no overlap): each hop from the field or the halo
+//                      buffer in the order of the kernel without halos, then the epilogue. Its bits may differ
+//                      from the interior/exterior pair's (another order of the sums), never between its runs.
 // Without partitioned directions the interior driver is the whole kernel. The drivers are templated on the links
 // format Rc (18, 12, 8: kernels/link_format.hpp; the view unpacks each link as it is loaded), the epilogues are not.
 // Epilogues (C = clover block of the output parity, A or A^-1):
@@ -46,41 +49,88 @@ struct HoppingArg {
   const HalfSpinor<real_t<R>>* halo_bwd[4];
 };
 
-enum class HopPart { Interior, Exterior };
+// Which hops a driver takes: Interior those that stay on the rank, Exterior those that leave it (from the halo
+// buffers), Whole every hop, each from the field or the halo buffer (in the order of the kernel without halos).
+enum class HopPart { Interior, Exterior, Whole };
+
+// One hop, forward or backward in Mu, added to acc: from the field (the neighbour on the rank) or from the halo buffer.
+template <int Mu, int Fwd, int Rc, typename R>
+EMPRISM_HD inline void hop_fwd_field(const HoppingArg<R>& a, const int x[4], int cb, Spinor<real_t<R>>& acc) {
+  bool crosses = false;
+  const int y = a.lat.neighbour(x, Mu, +1, crosses);
+  HalfSpinor<real_t<R>> h = a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * project<Mu, Fwd>(a.in.load(y));
+  if (crosses) h = a.phase[Mu] * h;
+  accumulate_reconstructed<Mu, Fwd>(acc, h);
+}
+template <int Mu, int Fwd, int Rc, typename R>
+EMPRISM_HD inline void hop_bwd_field(const HoppingArg<R>& a, const int x[4], Spinor<real_t<R>>& acc) {
+  bool crosses = false;
+  const int y = a.lat.neighbour(x, Mu, -1, crosses);
+  HalfSpinor<real_t<R>> h =
+      adj_mul(a.gauge.template view<Rc>().load(1 - a.out_parity, y, Mu), project<Mu, -Fwd>(a.in.load(y)));
+  if (crosses) h = conj(a.phase[Mu]) * h;
+  accumulate_reconstructed<Mu, -Fwd>(acc, h);
+}
+template <int Mu, int Fwd, int Rc, typename R>
+EMPRISM_HD inline void hop_fwd_halo(const HoppingArg<R>& a, const int x[4], int cb, Spinor<real_t<R>>& acc) {
+  HalfSpinor<real_t<R>> h =
+      a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * a.halo_fwd[Mu][a.lat.face_index(x, Mu)];
+  if (a.lat.origin[Mu] + x[Mu] == a.lat.g[Mu] - 1) h = a.phase[Mu] * h;
+  accumulate_reconstructed<Mu, Fwd>(acc, h);
+}
+template <int Mu, int Fwd, typename R>
+EMPRISM_HD inline void hop_bwd_halo(const HoppingArg<R>& a, const int x[4], Spinor<real_t<R>>& acc) {
+  HalfSpinor<real_t<R>> h = a.halo_bwd[Mu][a.lat.face_index(x, Mu)];
+  if (a.lat.origin[Mu] + x[Mu] == 0) h = conj(a.phase[Mu]) * h;
+  accumulate_reconstructed<Mu, -Fwd>(acc, h);
+}
+
+// The whole driver's hops: the projected neighbour (forward) or its link-multiplied projection (backward) from the
+// field or the halo buffer, then the same link, phase and accumulation for both (one code path after the load keeps
+// the registers of the kernel without halos; the arithmetic is the field path's, the sender's for the halo).
+template <int Mu, int Fwd, int Rc, typename R>
+EMPRISM_HD inline void hop_fwd_whole(const HoppingArg<R>& a, const int x[4], int cb, bool off, Spinor<real_t<R>>& acc) {
+  HalfSpinor<real_t<R>> h;
+  bool crosses = false;
+  if (off) {
+    h = a.halo_fwd[Mu][a.lat.face_index(x, Mu)];
+    crosses = a.lat.origin[Mu] + x[Mu] == a.lat.g[Mu] - 1;
+  } else {
+    h = project<Mu, Fwd>(a.in.load(a.lat.neighbour(x, Mu, +1, crosses)));
+  }
+  h = a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * h;
+  if (crosses) h = a.phase[Mu] * h;
+  accumulate_reconstructed<Mu, Fwd>(acc, h);
+}
+template <int Mu, int Fwd, int Rc, typename R>
+EMPRISM_HD inline void hop_bwd_whole(const HoppingArg<R>& a, const int x[4], bool off, Spinor<real_t<R>>& acc) {
+  HalfSpinor<real_t<R>> h;
+  bool crosses = false;
+  if (off) {
+    h = a.halo_bwd[Mu][a.lat.face_index(x, Mu)];
+    crosses = a.lat.origin[Mu] + x[Mu] == 0;
+  } else {
+    const int y = a.lat.neighbour(x, Mu, -1, crosses);
+    h = adj_mul(a.gauge.template view<Rc>().load(1 - a.out_parity, y, Mu), project<Mu, -Fwd>(a.in.load(y)));
+  }
+  if (crosses) h = conj(a.phase[Mu]) * h;
+  accumulate_reconstructed<Mu, -Fwd>(acc, h);
+}
 
 template <int Mu, bool Dag, HopPart Part, int Rc, typename R>
 EMPRISM_HD inline void hop_direction(const HoppingArg<R>& a, const int x[4], int cb, Spinor<real_t<R>>& acc) {
   constexpr int kFwd = Dag ? +1 : -1;  // (1 - gamma) forward for H, (1 + gamma) for H^dag
   const bool fwd_off = a.lat.partitioned[Mu] && x[Mu] == a.lat.l[Mu] - 1;
   const bool bwd_off = a.lat.partitioned[Mu] && x[Mu] == 0;
-  if (Part == HopPart::Interior) {
-    bool crosses = false;
-    if (!fwd_off) {
-      const int y = a.lat.neighbour(x, Mu, +1, crosses);
-      HalfSpinor<real_t<R>> h =
-          a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * project<Mu, kFwd>(a.in.load(y));
-      if (crosses) h = a.phase[Mu] * h;
-      accumulate_reconstructed<Mu, kFwd>(acc, h);
-    }
-    if (!bwd_off) {
-      const int y = a.lat.neighbour(x, Mu, -1, crosses);
-      HalfSpinor<real_t<R>> h =
-          adj_mul(a.gauge.template view<Rc>().load(1 - a.out_parity, y, Mu), project<Mu, -kFwd>(a.in.load(y)));
-      if (crosses) h = conj(a.phase[Mu]) * h;
-      accumulate_reconstructed<Mu, -kFwd>(acc, h);
-    }
+  if constexpr (Part == HopPart::Exterior) {
+    if (fwd_off) hop_fwd_halo<Mu, kFwd, Rc>(a, x, cb, acc);
+    if (bwd_off) hop_bwd_halo<Mu, kFwd>(a, x, acc);
+  } else if constexpr (Part == HopPart::Whole) {
+    hop_fwd_whole<Mu, kFwd, Rc>(a, x, cb, fwd_off, acc);
+    hop_bwd_whole<Mu, kFwd, Rc>(a, x, bwd_off, acc);
   } else {
-    if (fwd_off) {
-      HalfSpinor<real_t<R>> h =
-          a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * a.halo_fwd[Mu][a.lat.face_index(x, Mu)];
-      if (a.lat.origin[Mu] + x[Mu] == a.lat.g[Mu] - 1) h = a.phase[Mu] * h;
-      accumulate_reconstructed<Mu, kFwd>(acc, h);
-    }
-    if (bwd_off) {
-      HalfSpinor<real_t<R>> h = a.halo_bwd[Mu][a.lat.face_index(x, Mu)];
-      if (a.lat.origin[Mu] + x[Mu] == 0) h = conj(a.phase[Mu]) * h;
-      accumulate_reconstructed<Mu, -kFwd>(acc, h);
-    }
+    if (!fwd_off) hop_fwd_field<Mu, kFwd, Rc>(a, x, cb, acc);
+    if (!bwd_off) hop_bwd_field<Mu, kFwd, Rc>(a, x, acc);
   }
 }
 
@@ -225,6 +275,21 @@ struct DslashInterior {
       e.a.out.store(cb, acc);  // partial: DslashExterior finishes this site
     else
       e.finish(cb, acc);
+  }
+};
+
+// Every site whole once the halos are in place (the "whole" halo policy, comm/halo_policy.hpp): each hop from the
+// field or the halo buffer, added in the order of the kernel without halos (mu = 0..3, forward then backward).
+template <typename Epi, int Rc = 18>
+struct DslashWhole {
+  Epi e;
+  EMPRISM_HD void operator()(int cb) const {
+    const auto& hop = e.a.hop;
+    int x[4];
+    hop.lat.coords(cb, hop.out_parity, x);
+    auto acc = zero_spinor<decltype(hop.phase[0].re)>();
+    apply_hopping<Epi::kDag, HopPart::Whole, Rc>(hop, x, cb, acc);
+    e.finish(cb, acc);
   }
 };
 

@@ -48,7 +48,8 @@ struct OperatorSetup {
   // reconstruct: 0 = the host clover term uploaded (the reference path, links of 18 reals); 18, 12 or 8 = the fields
   // built on the device with links of that many reals (dirac.reconstruct).
   OperatorSetup(const Extents& extents, const std::vector<Cd>& links, double kappa, double csw,
-                const std::array<double, 4>& theta, const std::array<bool, 4>& force_halo = {}, int reconstruct = 0)
+                const std::array<double, 4>& theta, const std::array<bool, 4>& force_halo = {}, int reconstruct = 0,
+                const TransportRequest& transport = {})
       : geom(extents, extents, {0, 0, 0, 0}, force_halo), ctx{metrics, comm, self_grid(force_halo)}, gauge(geom) {
     gauge_from_natural(links, gauge);
     clover = make_clover(gauge, kappa, csw);
@@ -57,6 +58,7 @@ struct OperatorSetup {
     p.csw = csw;
     p.theta = theta;
     p.reconstruct = reconstruct == 0 ? 18 : reconstruct;
+    p.transport = transport;
     if (reconstruct == 0)
       op = std::make_unique<WilsonClover<R>>(ctx, geom, gauge, clover, p);
     else

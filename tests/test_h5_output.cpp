@@ -135,7 +135,7 @@ std::vector<CommRow> make_comm_rows() {
     r.precision_bits = mu < 2 ? 32 : 64;
     r.direction = mu;
     r.transport = mu == 3 ? "gpu_aware" : mu == 2 ? "staged" : "peer";
-    r.split_exterior = mu == 1;
+    r.exterior = mu == 1 ? "split" : mu == 2 ? "whole" : "fused";
     r.calls = 100 + mu;
     r.bytes_per_call = 1.5e6 * (mu + 1);
     r.exchange_s = 0.5 + mu;
@@ -573,7 +573,7 @@ TEST_F(H5Output, CommTableRoundTrip) {
     EXPECT_EQ(rows[i].bits, e[i].precision_bits);
     EXPECT_EQ(std::string(rows[i].direction), std::string(1, "xyzt"[i]));
     EXPECT_EQ(std::string(rows[i].transport), e[i].transport);
-    EXPECT_EQ(std::string(rows[i].exterior), e[i].split_exterior ? "split" : "fused");
+    EXPECT_EQ(std::string(rows[i].exterior), e[i].exterior);
     EXPECT_EQ(rows[i].calls, e[i].calls);
     EXPECT_EQ(rows[i].bytes, e[i].bytes_per_call);
     EXPECT_EQ(rows[i].exposed, e[i].exposed_s);

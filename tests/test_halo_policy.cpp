@@ -25,6 +25,7 @@ TransportAvailability gpu_node(bool gpu_aware, std::array<bool, 4> peer) {
   a.gpu_aware = gpu_aware;
   a.peer = peer;
   a.partitioned = kAll;
+  a.whole = true;
   return a;
 }
 
@@ -44,10 +45,36 @@ std::string error_of(const TransportRequest& r, const TransportAvailability& a) 
   return "<no error>";
 }
 
-TEST(HaloPolicy, AutoOnOneGpuNodeTriesPeerThenStagedEachFusedAndSplit) {
-  const auto c = candidate_policies(request(Choice::Auto), gpu_node(false, kAll));
+HaloPolicy peer_whole() {
+  HaloPolicy p = uniform(Transport::Peer, false);
+  p.whole = true;
+  return p;
+}
+
+TEST(HaloPolicy, AutoWithPeerInEveryDirectionIsPeerWholeAlone) {
+  EXPECT_EQ(candidate_policies(request(Choice::Auto), gpu_node(true, kAll)), std::vector<HaloPolicy>{peer_whole()});
+}
+
+TEST(HaloPolicy, ForcedPeerInEveryDirectionIsPeerWhole) {
+  EXPECT_EQ(candidate_policies(request(Choice::Peer), gpu_node(false, kAll)), std::vector<HaloPolicy>{peer_whole()});
+}
+
+TEST(HaloPolicy, WithoutTheWholePolicyPeerInEveryDirectionIsOverlapped) {
+  TransportAvailability a = gpu_node(false, kAll);
+  a.whole = false;  // AMD GPUs (EMPRISM_HALO_WHOLE)
   const std::vector<HaloPolicy> expected{uniform(Transport::Peer, false), uniform(Transport::Peer, true),
                                          uniform(Transport::Staged, false), uniform(Transport::Staged, true)};
+  EXPECT_EQ(candidate_policies(request(Choice::Auto), a), expected);
+}
+
+TEST(HaloPolicy, AutoWithPeerInSomeDirectionsTriesOverlappedPoliciesOnly) {
+  HaloPolicy mixed;
+  mixed.transport = {Transport::Staged, Transport::Staged, Transport::Peer, Transport::Peer};
+  HaloPolicy mixed_split = mixed;
+  mixed_split.split_exterior = true;
+  const auto c = candidate_policies(request(Choice::Auto), gpu_node(false, {false, false, true, true}));
+  const std::vector<HaloPolicy> expected{mixed, mixed_split, uniform(Transport::Staged, false),
+                                         uniform(Transport::Staged, true)};
   EXPECT_EQ(c, expected);
 }
 
@@ -82,20 +109,19 @@ TEST(HaloPolicy, ForcedStagedOffersOnlyStaged) {
 }
 
 TEST(HaloPolicy, OnePartitionedDirectionHasNoSplitCandidate) {
-  TransportAvailability a = gpu_node(false, kAll);
+  TransportAvailability a = gpu_node(true, {false, false, false, false});
   a.partitioned = {false, false, false, true};
   for (const HaloPolicy& p : candidate_policies(request(Choice::Auto), a)) EXPECT_FALSE(p.split_exterior);
 }
 
-TEST(HaloPolicy, CpuAutoHandsHostMemoryToMpiOrPeerNeverStaged) {
+TEST(HaloPolicy, CpuAutoHandsHostMemoryToMpiNeverStaged) {
   TransportAvailability a;
   a.host_memory = true;
   a.gpu_aware = true;
-  a.peer = kAll;
+  a.peer = {false, false, false, false};
   a.partitioned = kAll;
   const auto c = candidate_policies(request(Choice::Auto), a);
-  const std::vector<HaloPolicy> expected{uniform(Transport::Peer, false), uniform(Transport::Peer, true),
-                                         uniform(Transport::GpuAware, false), uniform(Transport::GpuAware, true)};
+  const std::vector<HaloPolicy> expected{uniform(Transport::GpuAware, false), uniform(Transport::GpuAware, true)};
   EXPECT_EQ(c, expected);
   EXPECT_EQ(candidate_policies(request(Choice::Staged), a)[0], uniform(Transport::Staged, false));  // when forced
 }
@@ -130,6 +156,9 @@ TEST(HaloPolicy, DescribeNamesTransportsByDirectionAndTheExterior) {
   EXPECT_EQ(p.describe(kAll), "peer in x y t, staged in z; exterior split by direction");
   EXPECT_EQ(p.describe({false, false, true, false}), "staged in z; exterior split by direction");
   EXPECT_EQ(p.describe({false, false, false, false}), "no halo exchange");
+  EXPECT_EQ(peer_whole().describe(kAll), "peer in x y z t; one kernel after the exchange");
+  EXPECT_STREQ(peer_whole().exterior_name(), "whole");
+  EXPECT_STREQ(p.exterior_name(), "split");
 }
 
 }  // namespace

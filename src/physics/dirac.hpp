@@ -14,10 +14,12 @@
 // Distributed: every hopping kernel packs the spin-projected faces of its input on the streams of the halo
 // transport (comm/halo_transport.hpp), runs the interior of the kernel on the compute stream while the faces
 // travel, and finishes the boundary sites once they arrived (one fused exterior kernel, or one per direction);
-// nothing waits for the device. The metrics row of the kernel holds the compute stream's time from before the
-// packing to after the exterior. The halo policy (transport per direction, fused or split exterior) is tuned on
-// the operator's first partitioned application, agreed by all ranks, reported and kept; every policy gives
-// bitwise the same result.
+// nothing waits for the device. When every partitioned direction goes by peer (the pack stores into the
+// neighbours' buffers), the policy is "whole" instead: one pack launch for all directions and one kernel over all
+// sites, both on the compute stream (comm/halo_policy.hpp says why and what that means for the bits). The metrics
+// row of the kernel holds the compute stream's time from before the packing to after the last kernel. The halo
+// policy (transport per direction, fused or split exterior) is tuned on the operator's first partitioned
+// application, agreed by all ranks, reported and kept; every candidate gives bitwise the same result.
 // The fp32 operator's kernels read its clover term A compressed (224 instead of 288 bytes per site) and solve for A^-1
 // in registers (kernels/clover_dynamic.hpp; where EMPRISM_CLOVER_DYNAMIC: the CPU and NVIDIA GPUs); its A and A^-1 in
 // fp32 are kept too (clover(): what the set-up builds and the conversions and tests read), the compressed form
@@ -42,6 +44,7 @@
 #include <vector>
 
 #include "comm/halo_transport.hpp"
+#include "kernels/halo_pack.hpp"
 #include "kernels/wilson_clover.hpp"
 #include "src/lattice/context.hpp"
 #include "src/lattice/fields.hpp"
@@ -128,13 +131,14 @@ class WilsonClover {
   // The same with the links' format Rc as a template parameter (the drivers' instantiation).
   template <int Rc, typename Epi>
   void dslash_of(const char* name, double flops_per_site, double bytes_per_site, const Epi& epi);
-  // One partitioned application under the current policy: packs, interior, waits, exterior. key: the interior
-  // kernel's tune key (hot kernels: a tuned launch, kernels/tune.hpp).
+  // One partitioned application under the current policy: packs, interior, waits, exterior; or under a whole
+  // policy packs, waits, one kernel over all sites. key, whole_key: the interior and the whole kernel's tune keys
+  // (hot kernels: a tuned launch, kernels/tune.hpp).
   template <int Rc, typename Epi>
-  void exchange_and_apply(Epi epi, const std::string& key);
+  void exchange_and_apply(Epi epi, const std::string& key, const std::string& whole_key);
   // Times every candidate policy on this application and keeps the one the ranks agree on.
   template <int Rc, typename Epi>
-  void tune(const Epi& epi, const std::string& key);
+  void tune(const Epi& epi, const std::string& key, const std::string& whole_key);
   // Everything but the links and the clover term (which the public constructors fill).
   WilsonClover(Context& ctx, const Geometry& geom, const DiracParams& params);
   DiracArg<R> make_arg(int out_parity, const ParitySpinor<R>& in) const;
@@ -144,6 +148,8 @@ class WilsonClover {
   void compress_clover_term();
   template <int Rc>
   void pack(const SpinorView<R>& in, int in_parity, bool dag);
+  template <int Rc>
+  void pack_all(const HaloPackArg<R>& a, bool dag);  // every partitioned direction in one launch (whole policy)
 
   Context& ctx_;
   const Geometry& geom_;

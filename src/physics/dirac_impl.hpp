@@ -56,6 +56,17 @@ CloverField<clover_store_t<R>> clover_storage(const Geometry& g, bool inverse) {
 
 constexpr int kTuneRepetitions = 3;  // timed applications per candidate policy (after one untimed)
 
+// The whole halo policy (comm/halo_policy.hpp) where the build has it, except for the fp32/fp64 sloppy operator: its
+// oe_clover in the whole driver spills on sm_90 (ptxas, 2026-11-24: 128 registers and 16 bytes of spill with links of
+// 18), so it keeps the overlapped policies.
+template <typename R>
+constexpr bool kHaloWhole = EMPRISM_HALO_WHOLE != 0 && !std::is_same_v<R, Fp32Fp64>;
+template <typename R>
+TransportRequest halo_request(TransportRequest r) {
+  r.whole = kHaloWhole<R>;
+  return r;
+}
+
 // The hot kernels (every CG iteration: eo_clover, eo_clover_dag, oe_clover, oe_clover_dag) are tuned launches whose
 // variant the context's Tuner picks (kernels/tune.hpp; their outputs never alias their inputs, so timing runs are
 // safe); the other operators keep the default launch (one compiled variant each).
@@ -123,7 +134,7 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const DiracPar
       tmp_e_(geom),
       tmp_e2_(geom),
       tmp_o_(geom),
-      transport_(ctx.grid, face_bytes<R>(geom), params.transport),
+      transport_(ctx.grid, face_bytes<R>(geom), halo_request<R>(params.transport)),
       site_norm_(static_cast<std::size_t>(geom.half_volume())) {
   using T = real_t<R>;
   for (int mu = 0; mu < 4; ++mu) phase_[mu] = {T(std::cos(params.theta[mu])), T(std::sin(params.theta[mu]))};
@@ -150,8 +161,39 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const DiracPar
 
 template <typename R>
 template <int Rc>
+void WilsonClover<R>::pack_all(const HaloPackArg<R>& a, bool dag) {
+  const auto run = [&](auto f) {  // f: HaloPackAll of the right Dag; its targets and ranges filled here
+    using H = HalfSpinor<real_t<R>>;
+    int n = 0;
+    for (int mu = 0; mu < 4; ++mu) {
+      if (geom_.partitioned(mu)) {
+        const HaloTransport::PackTarget t = transport_.pack_target(mu);
+        f.send_bwd[mu] = static_cast<H*>(t.to_bwd);
+        f.send_fwd[mu] = static_cast<H*>(t.to_fwd);
+        n += 2 * geom_.arg().face_volume(mu);
+      }
+      f.end[mu] = n;
+    }
+    run_kernel(n, f);  // the compute stream (a whole policy's pack_target stream)
+  };
+  if (dag)
+    run(HaloPackAll<R, true, Rc>{a, {}, {}, {}});
+  else
+    run(HaloPackAll<R, false, Rc>{a, {}, {}, {}});
+  for (int mu = 0; mu < 4; ++mu)
+    if (geom_.partitioned(mu)) transport_.packed(mu);
+}
+
+template <typename R>
+template <int Rc>
 void WilsonClover<R>::pack(const SpinorView<R>& in, int in_parity, bool dag) {
   HaloPackArg<R> a{geom_.arg(), gauge_.template links<real_t<R>>(), in, in_parity, nullptr, nullptr};
+  if constexpr (kHaloWhole<R>) {
+    if (transport_.policy().whole) {  // one launch on the compute stream packs every direction
+      pack_all<Rc>(a, dag);
+      return;
+    }
+  }
   for (int mu = 0; mu < 4; ++mu) {
     if (!geom_.partitioned(mu)) continue;
     const HaloTransport::PackTarget t = transport_.pack_target(mu);
@@ -201,7 +243,7 @@ DiracArg<R> WilsonClover<R>::make_arg(int out_parity, const ParitySpinor<R>& in)
 
 template <typename R>
 template <int Rc, typename Epi>
-void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key) {
+void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key, const std::string& whole_key) {
   const int out_parity = epi.a.hop.out_parity;
   transport_.begin();
   pack<Rc>(epi.a.hop.in, 1 - out_parity, Epi::kDag);
@@ -209,6 +251,18 @@ void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key) {
     if (!geom_.partitioned(mu)) continue;
     epi.a.hop.halo_fwd[mu] = static_cast<const HalfSpinor<real_t<R>>*>(transport_.from_fwd(mu));
     epi.a.hop.halo_bwd[mu] = static_cast<const HalfSpinor<real_t<R>>*>(transport_.from_bwd(mu));
+  }
+  if constexpr (kHaloWhole<R>) {
+    if (transport_.policy().whole) {  // no overlap: one kernel over all sites once every face is in place
+      for (int mu = 0; mu < 4; ++mu)
+        if (geom_.partitioned(mu)) transport_.wait(mu);
+      if constexpr (kTunedEpi<Epi>)
+        run_tuned(ctx_.tuner, whole_key, geom_.half_volume(), DslashWhole<Epi, Rc>{epi});
+      else
+        run_kernel(geom_.half_volume(), DslashWhole<Epi, Rc>{epi});
+      transport_.end();
+      return;
+    }
   }
   if constexpr (kTunedEpi<Epi>)
     run_tuned(ctx_.tuner, key, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
@@ -235,17 +289,17 @@ void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key) {
 
 template <typename R>
 template <int Rc, typename Epi>
-void WilsonClover<R>::tune(const Epi& epi, const std::string& key) {
+void WilsonClover<R>::tune(const Epi& epi, const std::string& key, const std::string& whole_key) {
   const std::vector<HaloPolicy>& candidates = transport_.candidates();
   std::vector<double> seconds(candidates.size(), 0.0);
   if (candidates.size() > 1) {
     transport_.set_recording(false);
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       transport_.set_policy(candidates[i]);
-      exchange_and_apply<Rc>(epi, key);  // first use of buffers and mappings, untimed
+      exchange_and_apply<Rc>(epi, key, whole_key);  // first use of buffers and mappings, untimed
       backend::synchronize();
       const auto t0 = std::chrono::steady_clock::now();
-      for (int r = 0; r < kTuneRepetitions; ++r) exchange_and_apply<Rc>(epi, key);
+      for (int r = 0; r < kTuneRepetitions; ++r) exchange_and_apply<Rc>(epi, key, whole_key);
       backend::synchronize();
       seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / kTuneRepetitions;
     }
@@ -310,10 +364,12 @@ void WilsonClover<R>::dslash_of(const char* name, double flops_per_site, double 
       launch(ctx_.metrics, cost, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
     return;
   }
-  if (!transport_.has_policy()) tune<Rc>(epi, key);
+  const std::string whole_key =
+      kTunedEpi<Epi> ? tune_key(row + ".whole", sizeof(R), Rc, geom_.half_volume()) : std::string();
+  if (!transport_.has_policy()) tune<Rc>(epi, key, whole_key);
   const backend::Stream compute = backend::compute_stream();
   const int t = ctx_.metrics.start_timing(compute);
-  exchange_and_apply<Rc>(epi, key);
+  exchange_and_apply<Rc>(epi, key, whole_key);
   ctx_.metrics.stop_timing(t, compute, cost.name, cost.flops, cost.bytes);
 }
 

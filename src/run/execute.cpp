@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -109,7 +110,7 @@ RankTimes rank_times(Communicator& comm, const MetricsRegistry& metrics, const H
         "ranks: compute max {:.3f} s, mean {:.3f} s (load balance {:.1f}%); halo exchange {:.3f} s, of "
         "which {:.1f}% hidden behind compute",
         v[0], mean, v[0] > 0 ? 100.0 * mean / v[0] : 100.0, v[3] / comm.size(),
-        v[3] > 0 ? 100.0 * (1.0 - v[2] / v[3]) : 100.0);
+        v[3] > 0 ? 100.0 * std::max(0.0, 1.0 - v[2] / v[3]) : 100.0);
   }
   return t;
 }
@@ -120,8 +121,8 @@ void log_comm_table(const std::vector<CommRow>& rows) {
     spdlog::info(
         "halo {} (fp{}): {}, {} exterior, {:.2f} MB per call, {} calls, exchange {:.4f} s, exposed {:.4f} s "
         "({:.1f}% hidden)",
-        "xyzt"[r.direction & 3], r.precision_bits, r.transport, r.split_exterior ? "split" : "fused",
-        r.bytes_per_call / 1e6, r.calls, r.exchange_s, r.exposed_s, 100.0 * r.hidden_fraction);
+        "xyzt"[r.direction & 3], r.precision_bits, r.transport, r.exterior, r.bytes_per_call / 1e6, r.calls,
+        r.exchange_s, r.exposed_s, 100.0 * r.hidden_fraction);
 }
 
 void log_kernel_table(const MetricsRegistry& m) {

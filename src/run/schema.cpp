@@ -125,7 +125,7 @@ CommRowMem comm_row_mem(const CommRow& r) {
   m.precision_bits = r.precision_bits;
   m.direction[0] = "xyzt"[r.direction & 3];
   std::snprintf(m.transport, sizeof(m.transport), "%s", r.transport.c_str());
-  std::snprintf(m.exterior, sizeof(m.exterior), "%s", r.split_exterior ? "split" : "fused");
+  std::snprintf(m.exterior, sizeof(m.exterior), "%s", r.exterior.c_str());
   m.calls = r.calls;
   m.bytes_per_call = r.bytes_per_call;
   m.exchange_s = r.exchange_s;

@@ -123,15 +123,15 @@ struct RankTimes {
 // One row of /metrics/comm: one partitioned direction of one operator (fp32 or fp64) on one rank.
 struct CommRow {
   int rank = 0;
-  int precision_bits = 0;  // 32 or 64: the operator
-  int direction = 0;       // 0..3 = x, y, z, t (written as "x".."t")
-  std::string transport;   // "staged", "gpu_aware" or "peer"
-  bool split_exterior = false;
-  std::int64_t calls = 0;      // exchanges timed
-  double bytes_per_call = 0;   // sent by the rank in this direction, both faces
-  double exchange_s = 0;       // start of the exchange to faces in place, summed over calls
-  double exposed_s = 0;        // the compute stream waiting for them after the interior kernel, summed
-  double hidden_fraction = 0;  // 1 - exposed_s / exchange_s (1 when nothing was exchanged)
+  int precision_bits = 0;          // 32 or 64: the operator
+  int direction = 0;               // 0..3 = x, y, z, t (written as "x".."t")
+  std::string transport;           // "staged", "gpu_aware" or "peer"
+  std::string exterior = "fused";  // "fused", "split" or "whole" (comm/halo_policy.hpp)
+  std::int64_t calls = 0;          // exchanges timed
+  double bytes_per_call = 0;       // sent by the rank in this direction, both faces
+  double exchange_s = 0;           // start of the exchange to faces in place, summed over calls
+  double exposed_s = 0;            // the compute stream waiting for them after the interior kernel, summed
+  double hidden_fraction = 0;      // 1 - exposed_s / exchange_s (1 when nothing was exchanged)
 };
 
 void write_root(io::h5::File& file, const RootInfo& info);

@@ -24,7 +24,7 @@ void add_halo_stats(WilsonClover<R>& op, int rank, HaloStats& halo) {
     row.precision_bits = std::is_same_v<R, Half> ? 16 : 8 * static_cast<int>(sizeof(store_t<R>));  // (stored)
     row.direction = d.mu;
     row.transport = transport_name(d.transport);
-    row.split_exterior = d.split_exterior;
+    row.exterior = d.exterior;
     row.calls = d.calls;
     row.bytes_per_call = d.bytes_per_call;
     row.exchange_s = d.exchange_s;
