@@ -242,9 +242,10 @@ HaloTransport::PackTarget HaloTransport::pack_target(int mu) const {
 }
 
 void HaloTransport::mark_ready(Dir& d, int mu, int p) {
+  d.is_ready = true;
+  if (policy_.whole) return;  // everything on the compute stream: its order is the readiness (wait(mu) times it)
   backend::record(d.ready[p], stream(d));
   if (current_) backend::record(current_->in_place[mu], stream(d));
-  d.is_ready = true;
 }
 
 void HaloTransport::packed(int mu) {
@@ -322,10 +323,22 @@ void HaloTransport::wait(int mu) {
   const int p = static_cast<int>(round_ & 1);
   const backend::Stream compute = backend::compute_stream();
   Dir& d = *dirs_[static_cast<std::size_t>(mu)];
+  if (policy_.whole) {  // the faces are in place once the compute stream passes this point: one timing event
+    while (!d.is_ready) progress();
+    if (current_ && mu == last_partitioned()) backend::record(current_->after[mu], compute);
+    return;
+  }
   if (current_) backend::record(current_->before[mu], compute);
   while (!d.is_ready) progress();
   backend::wait(compute, d.ready[p]);
   if (current_) backend::record(current_->after[mu], compute);
+}
+
+int HaloTransport::last_partitioned() const {
+  int last = -1;
+  for (int mu = 0; mu < 4; ++mu)
+    if (grid_.partitioned[mu]) last = mu;
+  return last;
 }
 
 void HaloTransport::end() {
@@ -344,13 +357,21 @@ void HaloTransport::end() {
 }
 
 void HaloTransport::resolve(RoundTiming& t) {
+  const int last = last_partitioned();
   for (int mu = 0; mu < 4; ++mu) {
     if (!grid_.partitioned[mu]) continue;
     Dir& d = *dirs_[static_cast<std::size_t>(mu)];
-    backend::wait_event(t.after[mu]);
-    backend::wait_event(t.in_place[mu]);
-    d.exchange_s += backend::elapsed_seconds(t.start, t.in_place[mu]);
-    d.exposed_s += backend::elapsed_seconds(t.whole ? t.start : t.before[mu], t.after[mu]);
+    if (t.whole) {  // no overlap: every direction's exchange is the whole of it, all exposed
+      backend::wait_event(t.after[last]);
+      const double s = backend::elapsed_seconds(t.start, t.after[last]);
+      d.exchange_s += s;
+      d.exposed_s += s;
+    } else {
+      backend::wait_event(t.after[mu]);
+      backend::wait_event(t.in_place[mu]);
+      d.exchange_s += backend::elapsed_seconds(t.start, t.in_place[mu]);
+      d.exposed_s += backend::elapsed_seconds(t.before[mu], t.after[mu]);
+    }
     ++d.calls;
   }
   t.pending = false;

@@ -53,7 +53,8 @@
 // Statistics per direction (recorded unless switched off while tuning): device events around each wait of the
 // compute stream give the time exposed (the compute stream's idle wait for that direction, after the interior
 // kernel), and `start` -> faces in place gives the exchange time; resolved lazily (a ring of rounds). Under a whole
-// policy nothing overlaps the exchange: the exposed time runs from `start` (the pack included).
+// policy nothing overlaps the exchange: both are `start` -> the last direction's wait (the pack included), from two
+// events per round (no per-direction `ready` events there: everything runs on the compute stream).
 // On the CPU backend events are host timestamps, so the same numbers are host times.
 // Who may call: one operator; every rank in the same order (collective in effect); the constructor and
 // destructor are collective over grid.cart when a direction is partitioned.
@@ -137,6 +138,7 @@ class HaloTransport {
   void resolve(RoundTiming& t);
   // The stream a direction's pack, copies and events use: its own, or the compute stream under a whole policy.
   backend::Stream stream(const Dir& d) const;
+  int last_partitioned() const;
 
   ProcessGrid grid_;
   MPI_Comm comm_ = MPI_COMM_NULL;
