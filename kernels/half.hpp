@@ -18,7 +18,9 @@
 //   checks of its sums see it.
 // The "fp32/fp64" precision of the sloppy CG (solver.sloppy = "single_fp64"), tag Fp32Fp64: every field (spinors,
 //   links in their format, clover) stored in fp32 as in the fp32 operator, every arithmetic in fp64 (the views widen
-//   each float they load to double and round each double they store to float: kernels/views.hpp). The same bytes as
+//   each float they load to double and round each double they store to float: kernels/views.hpp) but for unpacking
+//   the links: a 12-real link's third row is computed in fp32, as the fp32 operator's, and the link kept in fp32 is
+//   widened entry by entry where it multiplies (kernels/su3.hpp; fewer registers). The same bytes as
 //   fp32; the rounding of the stencil's sums is fp64's, so the sloppy A p is the fp64 operator applied to fp32 fields
 //   (src/physics/cg.hpp: what makes mixed precision lose iterations is fp32 arithmetic, not fp32 storage).
 // Precision traits (PrecisionTraits<R>): real_t<R> the arithmetic type of a precision (R itself for float and

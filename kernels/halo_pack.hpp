@@ -16,7 +16,7 @@ namespace emprism {
 template <typename R>
 struct HaloPackArg {
   LatticeArg lat;
-  LinksRef<store_t<R>, real_t<R>> gauge;
+  LinksRef<store_t<R>> gauge;
   SpinorView<R> in;
   int in_parity;
   HalfSpinor<real_t<R>>* send_bwd;

@@ -122,12 +122,13 @@ EMPRISM_HD inline void accumulate_reconstructed(Spinor<R>& acc, const HalfSpinor
   }
 }
 
-template <typename R>
-EMPRISM_HD inline HalfSpinor<R> operator*(const SU3<R>& u, const HalfSpinor<R>& h) {
+// U h and U^dag h: a link in L on a half spinor in R, the arithmetic in R (kernels/su3.hpp).
+template <typename L, typename R>
+EMPRISM_HD inline HalfSpinor<R> operator*(const SU3<L>& u, const HalfSpinor<R>& h) {
   return HalfSpinor<R>{{u * h.h[0], u * h.h[1]}};
 }
-template <typename R>
-EMPRISM_HD inline HalfSpinor<R> adj_mul(const SU3<R>& u, const HalfSpinor<R>& h) {
+template <typename L, typename R>
+EMPRISM_HD inline HalfSpinor<R> adj_mul(const SU3<L>& u, const HalfSpinor<R>& h) {
   return HalfSpinor<R>{{adj_mul(u, h.h[0]), adj_mul(u, h.h[1])}};
 }
 template <typename R>

@@ -1,5 +1,8 @@
 // su3.hpp: colour vectors and 3x3 complex matrices (gauge links) with the products the stencil needs.
 // Convention: U.e[row][col]; a link U_mu(x) maps colour vectors at x+mu to x (docs/conventions.md section 2).
+// U v and U^dag v take the link in its own precision L and compute in the vector's R, widening each entry where it
+// multiplies: the fp32/fp64 operator keeps its fp32 links in fp32 (kernels/views.hpp), 18 registers where an
+// SU3<double> takes 36.
 // Who may call: kernels and host code alike.
 #pragma once
 
@@ -55,19 +58,27 @@ EMPRISM_HD inline ColorVec<R> operator-(const ColorVec<R>& a) {
   return r;
 }
 
-// U v
-template <typename R>
-EMPRISM_HD inline ColorVec<R> operator*(const SU3<R>& u, const ColorVec<R>& v) {
-  ColorVec<R> r;
-  for (int i = 0; i < 3; ++i) r.c[i] = u.e[i][0] * v.c[0] + u.e[i][1] * v.c[1] + u.e[i][2] * v.c[2];
-  return r;
+// z in R (exact when R is the wider type).
+template <typename R, typename L>
+EMPRISM_HD inline Complex<R> widen(Complex<L> z) {
+  return {R(z.re), R(z.im)};
 }
-// U^dag v
-template <typename R>
-EMPRISM_HD inline ColorVec<R> adj_mul(const SU3<R>& u, const ColorVec<R>& v) {
+
+// U v (U in L, v in R: the arithmetic in R)
+template <typename L, typename R>
+EMPRISM_HD inline ColorVec<R> operator*(const SU3<L>& u, const ColorVec<R>& v) {
   ColorVec<R> r;
   for (int i = 0; i < 3; ++i)
-    r.c[i] = conj_mul(u.e[0][i], v.c[0]) + conj_mul(u.e[1][i], v.c[1]) + conj_mul(u.e[2][i], v.c[2]);
+    r.c[i] = widen<R>(u.e[i][0]) * v.c[0] + widen<R>(u.e[i][1]) * v.c[1] + widen<R>(u.e[i][2]) * v.c[2];
+  return r;
+}
+// U^dag v (U in L, v in R: the arithmetic in R)
+template <typename L, typename R>
+EMPRISM_HD inline ColorVec<R> adj_mul(const SU3<L>& u, const ColorVec<R>& v) {
+  ColorVec<R> r;
+  for (int i = 0; i < 3; ++i)
+    r.c[i] = conj_mul(widen<R>(u.e[0][i]), v.c[0]) + conj_mul(widen<R>(u.e[1][i]), v.c[1]) +
+             conj_mul(widen<R>(u.e[2][i]), v.c[2]);
   return r;
 }
 

@@ -17,9 +17,14 @@
 //                          = sites of the parity; a view stands for A or A^-1 (kernels/clover_dynamic.hpp)
 // Links and clover are loaded streaming (read once per kernel, so they do not evict from L2 the spinors that eight
 // sites read; the hot kernels' xpay inputs and results too): load_streaming, kernels/backend/defs.hpp, NVIDIA only.
-// Links and clover views take the arithmetic type T as a second parameter (default: the stored one): loads widen the
-// stored reals to T before any arithmetic (a packed link is unpacked in T), so the fp32/fp64 operator's kernels
-// compute in fp64 on fp32 fields while the fp32 and fp64 kernels' code is unchanged.
+// Clover views take the arithmetic type T as a second parameter (default: the stored one): loads widen the stored reals
+// to T before any arithmetic, so the fp32/fp64 operator's kernels compute in fp64 on fp32 fields while the fp32 and
+// fp64 kernels' code is unchanged. Links load in their stored precision (a packed link unpacked in it) and the products
+// of kernels/su3.hpp widen each entry where it multiplies a wider spinor: the fp32/fp64 operator's link takes the 18
+// registers of an SU3<float>, not the 36 of an SU3<double> (sm_90, 2026-11-24: its interior kernels with links of 12
+// reals 152-166 -> 128 registers, two blocks of 256 per SM instead of one; unpacking in fp64, even with the result
+// kept in fp32, took 152-166: the compiler keeps the widened rows). Its 12-real links' row 2 is thus the fp32
+// operator's, computed in fp32: a rounding of the order of the storage's of rows 0 and 1.
 // The same views read and write host staging copies (fields.hpp), so host code never assumes a layout.
 // Who may call: kernels and host code that owns the memory.
 #pragma once
@@ -135,7 +140,7 @@ struct BlockedArray {
   }
 };
 
-// x with each real converted to To (exact when To is the wider type). F: Spinor, HalfSpinor, SU3, CloverBlock.
+// x with each real converted to To (exact when To is the wider type). F: Spinor, HalfSpinor, CloverBlock.
 template <typename To, template <typename> class F, typename From>
 EMPRISM_HD inline F<To> convert_reals(const F<From>& x) {
   constexpr int n = static_cast<int>(sizeof(F<From>) / sizeof(From));
@@ -144,13 +149,6 @@ EMPRISM_HD inline F<To> convert_reals(const F<From>& x) {
   To* b = reinterpret_cast<To*>(&y);
   EMPRISM_UNROLL
   for (int k = 0; k < n; ++k) b[k] = static_cast<To>(a[k]);
-  return y;
-}
-template <typename To, typename From, int Rc>
-EMPRISM_HD inline PackedLink<To, Rc> convert_reals(const PackedLink<From, Rc>& x) {
-  PackedLink<To, Rc> y;
-  EMPRISM_UNROLL
-  for (int k = 0; k < Rc; ++k) y.v[k] = static_cast<To>(x.v[k]);
   return y;
 }
 
@@ -232,10 +230,9 @@ struct SpinorView<Fp32Fp64> {
   }
 };
 
-// The links of both parities in the format Rc (kernels/link_format.hpp) stored in R: load unpacks to a full SU3<T>
-// (the stored reals widened to T first, then unpacked in T), store packs (in R); load_packed and store_packed move the
-// stored element itself.
-template <typename R, int Rc = 18, typename T = R>
+// The links of both parities in the format Rc (kernels/link_format.hpp) stored in R: load unpacks to a full SU3<R> (in
+// R), store packs (in R); load_packed and store_packed move the stored element itself.
+template <typename R, int Rc = 18>
 struct GaugeView {
   using Element = LinkElement<R, Rc>;
   using B = BlockOf<Element>;
@@ -245,10 +242,8 @@ struct GaugeView {
   EMPRISM_HD BlockedArray<Element> sub(int parity, int mu) const {
     return BlockedArray<Element>{data + static_cast<std::int64_t>(parity * 4 + mu) * kBlocks * vh, vh};
   }
-  EMPRISM_HD SU3<T> load(int parity, int cb, int mu) const {
-    if constexpr (!std::is_same_v<R, T>) {
-      return unpack_link(convert_reals<T>(sub(parity, mu).template load<true>(cb)));
-    } else if constexpr (Rc == 18) {
+  EMPRISM_HD SU3<R> load(int parity, int cb, int mu) const {
+    if constexpr (Rc == 18) {
       return sub(parity, mu).template load<true>(cb);
     } else {
       return unpack_link(sub(parity, mu).template load<true>(cb));
@@ -263,14 +258,14 @@ struct GaugeView {
 
 // The links in whichever format, for kernel arguments: the format is a template parameter of the kernel (its drivers
 // in kernels/wilson_clover.hpp, kernels/halo_pack.hpp), which takes its view with links.view<Rc>().
-// Links stored in R, loaded as SU3<T>.
-template <typename R, typename T = R>
+// Links stored in R, loaded as SU3<R>.
+template <typename R>
 struct LinksRef {
   void* data = nullptr;
   int vh = 0;
   template <int Rc>
-  EMPRISM_HD GaugeView<R, Rc, T> view() const {
-    return GaugeView<R, Rc, T>{static_cast<typename GaugeView<R, Rc, T>::B*>(data), vh};
+  EMPRISM_HD GaugeView<R, Rc> view() const {
+    return GaugeView<R, Rc>{static_cast<typename GaugeView<R, Rc>::B*>(data), vh};
   }
 };
 

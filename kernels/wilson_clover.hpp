@@ -41,8 +41,8 @@ namespace emprism {
 template <typename R>
 struct HoppingArg {
   LatticeArg lat;
-  LinksRef<store_t<R>, real_t<R>> gauge;  // the links in the format the kernel is instantiated for
-  SpinorView<R> in;                       // the parity opposite to out_parity
+  LinksRef<store_t<R>> gauge;  // the links in the format the kernel is instantiated for, in their stored precision
+  SpinorView<R> in;            // the parity opposite to out_parity
   int out_parity = 0;
   Complex<real_t<R>> phase[4];  // exp(i theta_mu)
   const HalfSpinor<real_t<R>>* halo_fwd[4];

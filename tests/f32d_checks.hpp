@@ -7,11 +7,19 @@
 // same way, so it differs from that only where an fp64 rounding difference (~1e-16 relative, from the order of the
 // sums) crosses an fp32 rounding boundary: a few components one fp32 ulp apart at most (kFp64Level, far below the
 // fp32 rounding of the outputs themselves). The fp32 operator's arithmetic adds its own rounding (~1e-7 relative).
+// Links of 12 reals: the fp32/fp64 operator unpacks them in fp32 (row 2 = conj(row 0 x row 1) computed in fp32, as the
+// fp32 operator's: kernels/views.hpp), the fp64 operator in fp64, so on Haar-random links the two differ by the fp32
+// rounding of row 2 (measured, CPU: 7.6e-9 .. 3.7e-8, against the fp32 operator's 1.7e-8 .. 1.4e-7), a fixed change
+// of the links and not of the arithmetic. Their kernels are compared on links exact in fp32 whose row 2 is exact in
+// fp32 arithmetic too (dyadic_su3_links), where the reference is again the same operator.
 // Who may call: tests only.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <random>
+#include <utility>
 #include <vector>
 
 #include "operator_fixture.hpp"
@@ -21,6 +29,43 @@ namespace emprism::test::f32d {
 
 // 1/64 of the fp32 rounding of a stored output (2^-24 relative): only rare one-ulp flips fit below it.
 constexpr double kFp64Level = 1.0 / (1 << 24) / 64;
+
+// SU(3) links, natural order as ref::random_su3_links, each a product of four matrices drawn from generators whose
+// entries are 0, +-1, +-i and (+-1 +- i) / 2: i times the unitary (1/2)[[1+i, 1-i], [1-i, 1+i]] in the plane (0,1),
+// (1,2) or (0,2) with i in the third diagonal entry (det 1), diag(i, -i, 1), diag(1, i, -i) and the cyclic permutation.
+// Every entry is a Gaussian integer over 16 (|numerator| <= 16), every product of two entries one over 256: the links
+// and the cross products of their rows are exact in fp32 whatever the order of the operations or FMA contraction.
+inline std::vector<Cd> dyadic_su3_links(const Extents& lat, unsigned seed) {
+  using M = std::array<Cd, 9>;
+  const Cd i(0, 1), p = Cd(1, 1) / 2.0, m = Cd(1, -1) / 2.0;
+  std::vector<M> gens;
+  for (const auto& [a, b] : {std::pair{0, 1}, std::pair{1, 2}, std::pair{0, 2}}) {
+    M h{};
+    h[a * 4] = h[b * 4] = i * p;
+    h[a * 3 + b] = h[b * 3 + a] = i * m;
+    h[(3 - a - b) * 4] = i;
+    gens.push_back(h);
+  }
+  gens.push_back(M{i, 0, 0, 0, -i, 0, 0, 0, 1});
+  gens.push_back(M{1, 0, 0, 0, i, 0, 0, 0, -i});
+  gens.push_back(M{0, 1, 0, 0, 0, 1, 1, 0, 0});
+  std::mt19937 rng(seed);
+  const std::size_t links = static_cast<std::size_t>(lat[0]) * lat[1] * lat[2] * lat[3] * 4;
+  std::vector<Cd> out(links * 9);
+  for (std::size_t k = 0; k < links; ++k) {
+    M u{1, 0, 0, 0, 1, 0, 0, 0, 1};
+    for (int f = 0; f < 4; ++f) {
+      const M& g = gens[rng() % gens.size()];
+      M v{};
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+          for (int j = 0; j < 3; ++j) v[r * 3 + c] += u[r * 3 + j] * g[j * 3 + c];
+      u = v;
+    }
+    std::copy(u.begin(), u.end(), out.begin() + static_cast<std::ptrdiff_t>(k * 9));
+  }
+  return out;
+}
 
 // |a - b| / |b| of two fp32 fields.
 inline double field_rel_diff(const ParitySpinor<float>& a, const ParitySpinor<float>& b) {

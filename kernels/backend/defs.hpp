@@ -3,9 +3,12 @@
 // the compiler at hand to unroll the next loop; EMPRISM_AMDGPU is 1 in code compiled for an AMD GPU (the views'
 // addressing, kernels/views.hpp), else 0. load_streaming and store_streaming read and write data a kernel touches
 // once, where EMPRISM_STREAMING is 1 (below). EMPRISM_CLOVER_DYNAMIC chooses the fp32 operator's clover format,
-// EMPRISM_HALO_WHOLE whether the whole halo policy exists.
+// EMPRISM_HALO_WHOLE whether the whole halo policy exists. fast_sincos is the fp32 sine and cosine of the GPUs'
+// hardware units (below).
 // Who may include: every kernels/ header. No kernel body tests these macros.
 #pragma once
+
+#include <math.h>
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define EMPRISM_HD __host__ __device__
@@ -103,6 +106,23 @@ EMPRISM_HD inline void store_streaming(B* p, const B& b) {
   __stcs(reinterpret_cast<W*>(p), v);
 #else
   *p = b;
+#endif
+}
+
+// *s = sin(a), *c = cos(a) in fp32, fast and less accurate where compiled for a GPU: there the hardware intrinsic
+// __sincosf (the special function units; no range reduction), on the host (the CPU backend, the host pass of the GPU
+// compilers) sincosf. Accuracy on the device: NVIDIA documents __sinf and __cosf with a maximum absolute error of
+// 2^-21.41 for |a| <= pi (CUDA C++ Programming Guide, "Intrinsic Functions"), larger outside (no range reduction:
+// the error grows with |a|); AMD GPUs (__ocml_native_sin/cos_f32, v_sin_f32/v_cos_f32 on a / 2 pi) carry no
+// documented bound (not measured yet). On the host the result is sincosf's (about 1 ulp).
+// Who may call: code whose argument satisfies |a| <= pi and whose result tolerates an absolute error of ~2^-21 per
+// value (the phases of links of 8 reals, which come from atan2: kernels/link_format.hpp). Nothing that needs fp32's
+// full precision, and no double (sin/cos there).
+EMPRISM_HD inline void fast_sincos(float a, float* s, float* c) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  __sincosf(a, s, c);
+#else
+  sincosf(a, s, c);
 #endif
 }
 

@@ -178,11 +178,8 @@ class GaugeField {
     if (Rc != rc_) throw std::logic_error("GaugeField: a view of another format than the field's");
     return view_of<Rc>(const_cast<R*>(buf_.data()));
   }
-  // The links for kernels, loaded as SU3<T> (T: the arithmetic, default R).
-  template <typename T = R>
-  LinksRef<R, T> links() const {
-    return LinksRef<R, T>{const_cast<R*>(buf_.data()), vh_};
-  }
+  // The links for kernels (loaded as SU3<R>: kernels/views.hpp).
+  LinksRef<R> links() const { return LinksRef<R>{const_cast<R*>(buf_.data()), vh_}; }
   std::size_t bytes() const { return buf_.bytes(); }
   // links in checkerboard order [parity][cb][mu] (18-real fields)
   void upload(const std::vector<SU3<R>>& links) {

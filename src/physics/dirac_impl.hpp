@@ -187,7 +187,7 @@ void WilsonClover<R>::pack_all(const HaloPackArg<R>& a, bool dag) {
 template <typename R>
 template <int Rc>
 void WilsonClover<R>::pack(const SpinorView<R>& in, int in_parity, bool dag) {
-  HaloPackArg<R> a{geom_.arg(), gauge_.template links<real_t<R>>(), in, in_parity, nullptr, nullptr};
+  HaloPackArg<R> a{geom_.arg(), gauge_.links(), in, in_parity, nullptr, nullptr};
   if constexpr (kHaloWhole<R>) {
     if (transport_.policy().whole) {  // one launch on the compute stream packs every direction
       pack_all<Rc>(a, dag);
@@ -234,7 +234,7 @@ template <typename R>
 DiracArg<R> WilsonClover<R>::make_arg(int out_parity, const ParitySpinor<R>& in) const {
   DiracArg<R> a{};
   a.hop.lat = geom_.arg();
-  a.hop.gauge = gauge_.template links<real_t<R>>();
+  a.hop.gauge = gauge_.links();
   a.hop.in = in.view();
   a.hop.out_parity = out_parity;
   for (int mu = 0; mu < 4; ++mu) a.hop.phase[mu] = phase_[mu];
