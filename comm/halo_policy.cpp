@@ -124,8 +124,7 @@ std::vector<HaloPolicy> candidate_policies(const TransportRequest& r, const Tran
     }
   }
   std::vector<HaloPolicy> out;
-  if (a.whole && use_peer &&
-      all_peer(a)) {  // every partitioned direction by peer: whole, the only candidate (see the header)
+  if (use_peer && all_peer(a)) {  // every partitioned direction by peer: whole, the only candidate (see the header)
     HaloPolicy p;
     p.transport.fill(Transport::Peer);
     p.whole = true;

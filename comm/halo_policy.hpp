@@ -10,7 +10,7 @@
 //   peer       the pack kernel stores straight into the neighbour's receive buffer: mapped through CUDA/HIP IPC
 //              for ranks on one node (MPI shared memory on the CPU backend), the rank's own buffer for itself
 // Candidates. When every partitioned direction goes by peer (requested "peer" or "auto" with peer possible in all of
-// them) and the build has it (not on AMD GPUs yet, kernels/backend/defs.hpp), the one candidate is peer, whole: the
+// them), the one candidate is peer, whole: the
 // stores of the pack are the transfer, so there is nothing to overlap (measured on one H100 with force_halo in x y z t:
 // 0.47 against 0.52-0.55 ms per application, BENCHMARKS.md). Otherwise, overlapped: for "auto" every transport MPI
 // offers for all directions (staged, gpu_aware when available) and, where peer is possible, peer in those directions
@@ -18,9 +18,9 @@
 // tuned); each with the exterior fused and (when more than one direction is partitioned) split. Staged is no candidate
 // of "auto" on the CPU backend (two pointless host copies). Every rank computes the same list from agreed availability.
 // Bits: the candidates of one list give bitwise the same results (the overlapped ones add the same terms in the same
-// order; the transports only move bytes), so the tuning never changes a result and a run is reproducible. Whole adds
-// each site's hops in the order of the kernel without halos, the overlapped kernels the rank's own hops first: the
-// two differ by rounding, and only where the request or the placement of the ranks differs.
+// order; the transports only move bytes), so the tuning never changes a result and a run is reproducible. Whole sums
+// a site's hops in another order than the overlapped kernels (kernels/wilson_clover.hpp, DslashWhole): the two differ
+// by rounding, and only where the request or the placement of the ranks differs.
 // Agreement: each rank times every candidate; the slowest rank's time decides (max over ranks), the fastest of
 // those wins, ties to the earlier candidate; every rank ends with the same index.
 // Who may call: candidate_policies, fastest_of_slowest and describe are pure; agree_on_policy and
@@ -47,7 +47,6 @@ struct TransportRequest {
   Choice choice = Choice::Auto;
   bool gpu_aware_in_auto = true;       // comm.gpu_aware = false: auto never hands device memory to MPI
   std::string key = "comm.transport";  // the input key named by errors
-  bool whole = true;                   // the operator offers the whole policy (set by the operator, not the input)
 };
 
 // What this build, this MPI and this placement of ranks offer (the same on every rank).
@@ -56,7 +55,6 @@ struct TransportAvailability {
   bool gpu_aware = false;             // MPI accepts device memory (always true on the CPU backend)
   std::array<bool, 4> peer{};         // per direction: both neighbours mapped (or the rank itself)
   std::array<bool, 4> partitioned{};  // directions that exchange halos
-  bool whole = false;                 // the build has the whole policy (EMPRISM_HALO_WHOLE: not on AMD GPUs yet)
 };
 
 struct HaloPolicy {

@@ -7,7 +7,6 @@
 #include <limits>
 
 #include "comm/gpu_aware.hpp"
-#include "kernels/backend/defs.hpp"
 #include "kernels/errors.hpp"
 
 namespace emprism {
@@ -60,7 +59,6 @@ HaloTransport::HaloTransport(const ProcessGrid& grid, const std::array<std::size
   MPI_Allreduce(MPI_IN_PLACE, &aware, 1, MPI_INT, MPI_LAND, comm_);
   avail_.gpu_aware = aware != 0;
   avail_.partitioned = grid_.partitioned;
-  avail_.whole = EMPRISM_HALO_WHOLE != 0 && request.whole;
   const bool wants_peer =
       request.choice == TransportRequest::Choice::Auto || request.choice == TransportRequest::Choice::Peer;
   std::array<bool, 4> want{};

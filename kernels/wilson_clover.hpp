@@ -14,9 +14,10 @@
 //                      halo hops of mu; the site's last boundary direction runs the epilogue of partial + h.
 //                      Launched for mu = 0..3 in order, it adds in the order of DslashExterior (h is stored in R
 //                      exactly), so both give the same bits.
-//   DslashWhole        all sites after every halo arrived (no overlap): each hop from the field or the halo
-//                      buffer in the order of the kernel without halos, then the epilogue. Its bits may differ
-//                      from the interior/exterior pair's (another order of the sums), never between its runs.
+//   DslashWhole        all sites after every halo arrived (no overlap): every hop in the order of the kernel
+//                      without halos (one pass), or the interior's hops then the halo hops into the same sum (two
+//                      passes: AMD GPUs, Fp32Fp64), then the epilogue. Its bits may differ from the interior/exterior
+//                      pair's (the hops summed in another order), never between runs of one build.
 // Without partitioned directions the interior driver is the whole kernel. The drivers are templated on the links
 // format Rc (18, 12, 8: kernels/link_format.hpp; the view unpacks each link as it is loaded), the epilogues are not.
 // Epilogues (C = clover block of the output parity, A or A^-1):
@@ -85,9 +86,9 @@ EMPRISM_HD inline void hop_bwd_halo(const HoppingArg<R>& a, const int x[4], Spin
   accumulate_reconstructed<Mu, -Fwd>(acc, h);
 }
 
-// The whole driver's hops: the projected neighbour (forward) or its link-multiplied projection (backward) from the
-// field or the halo buffer, then the same link, phase and accumulation for both (one code path after the load keeps
-// the registers of the kernel without halos; the arithmetic is the field path's, the sender's for the halo).
+// The one-pass whole driver's hops: the projected neighbour (forward) or its link-multiplied projection (backward)
+// from the field or the halo buffer, then the same link, phase and accumulation for both (the arithmetic is the field
+// path's, the sender's for the halo).
 template <int Mu, int Fwd, int Rc, typename R>
 EMPRISM_HD inline void hop_fwd_whole(const HoppingArg<R>& a, const int x[4], int cb, bool off, Spinor<real_t<R>>& acc) {
   HalfSpinor<real_t<R>> h;
@@ -155,6 +156,7 @@ using clover_view_t =
 
 template <typename R>
 struct DiracArg {
+  using precision = R;
   HoppingArg<R> hop;
   clover_view_t<R> clover;  // C of the output parity, A or A^-1
   SpinorView<R> x;          // xpay input, output parity
@@ -278,8 +280,14 @@ struct DslashInterior {
   }
 };
 
-// Every site whole once the halos are in place (the "whole" halo policy, comm/halo_policy.hpp): each hop from the
-// field or the halo buffer, added in the order of the kernel without halos (mu = 0..3, forward then backward).
+// Every site once the halos are in place (the "whole" halo policy, comm/halo_policy.hpp), in one of two forms:
+//   one pass   each hop from the field or the halo buffer, in the order of the kernel without halos: on the CPU and
+//              NVIDIA GPUs (sm_90: the kernel without halos' time and registers);
+//   two passes the interior's hops, then the halo hops into the same sum: on AMD GPUs (gfx90a: 78-84 VGPRs in fp32
+//              where one pass took 130-160) and for the fp32/fp64 operator (sm_90: one pass spilt 16 bytes).
+template <typename P>
+constexpr bool kWholeOnePass = !EMPRISM_AMDGPU && !std::is_same_v<P, Fp32Fp64>;
+
 template <typename Epi, int Rc = 18>
 struct DslashWhole {
   Epi e;
@@ -288,7 +296,12 @@ struct DslashWhole {
     int x[4];
     hop.lat.coords(cb, hop.out_parity, x);
     auto acc = zero_spinor<decltype(hop.phase[0].re)>();
-    apply_hopping<Epi::kDag, HopPart::Whole, Rc>(hop, x, cb, acc);
+    if constexpr (kWholeOnePass<typename decltype(e.a)::precision>) {
+      apply_hopping<Epi::kDag, HopPart::Whole, Rc>(hop, x, cb, acc);
+    } else {
+      apply_hopping<Epi::kDag, HopPart::Interior, Rc>(hop, x, cb, acc);
+      apply_hopping<Epi::kDag, HopPart::Exterior, Rc>(hop, x, cb, acc);
+    }
     e.finish(cb, acc);
   }
 };

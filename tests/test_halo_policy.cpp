@@ -25,7 +25,6 @@ TransportAvailability gpu_node(bool gpu_aware, std::array<bool, 4> peer) {
   a.gpu_aware = gpu_aware;
   a.peer = peer;
   a.partitioned = kAll;
-  a.whole = true;
   return a;
 }
 
@@ -57,14 +56,6 @@ TEST(HaloPolicy, AutoWithPeerInEveryDirectionIsPeerWholeAlone) {
 
 TEST(HaloPolicy, ForcedPeerInEveryDirectionIsPeerWhole) {
   EXPECT_EQ(candidate_policies(request(Choice::Peer), gpu_node(false, kAll)), std::vector<HaloPolicy>{peer_whole()});
-}
-
-TEST(HaloPolicy, WithoutTheWholePolicyPeerInEveryDirectionIsOverlapped) {
-  TransportAvailability a = gpu_node(false, kAll);
-  a.whole = false;  // AMD GPUs (EMPRISM_HALO_WHOLE)
-  const std::vector<HaloPolicy> expected{uniform(Transport::Peer, false), uniform(Transport::Peer, true),
-                                         uniform(Transport::Staged, false), uniform(Transport::Staged, true)};
-  EXPECT_EQ(candidate_policies(request(Choice::Auto), a), expected);
 }
 
 TEST(HaloPolicy, AutoWithPeerInSomeDirectionsTriesOverlappedPoliciesOnly) {

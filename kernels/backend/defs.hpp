@@ -2,9 +2,8 @@
 // on host and device (empty on the CPU backend, __host__ __device__ under hipcc/nvcc); EMPRISM_UNROLL asks
 // the compiler at hand to unroll the next loop; EMPRISM_AMDGPU is 1 in code compiled for an AMD GPU (the views'
 // addressing, kernels/views.hpp), else 0. load_streaming and store_streaming read and write data a kernel touches
-// once, where EMPRISM_STREAMING is 1 (below). EMPRISM_CLOVER_DYNAMIC chooses the fp32 operator's clover format,
-// EMPRISM_HALO_WHOLE whether the whole halo policy exists. fast_sincos is the fp32 sine and cosine of the GPUs'
-// hardware units (below).
+// once, where EMPRISM_STREAMING is 1 (below). EMPRISM_CLOVER_DYNAMIC chooses the fp32 operator's clover format.
+// fast_sincos is the fp32 sine and cosine of the GPUs' hardware units (below).
 // Who may include: every kernels/ header. No kernel body tests these macros.
 #pragma once
 
@@ -48,16 +47,6 @@ namespace emprism {
 #define EMPRISM_CLOVER_DYNAMIC 0
 #else
 #define EMPRISM_CLOVER_DYNAMIC 1
-#endif
-
-// EMPRISM_HALO_WHOLE is 1 where the "whole" halo policy exists (comm/halo_policy.hpp: one kernel over all sites after a
-// peer exchange): the CPU backend and NVIDIA GPUs. 0 with HIP on AMD GPUs: there its kernel took 130-160 VGPRs on
-// gfx90a (hipcc, 2026-11-24; each hop reads the field or the halo buffer) against the fp32 budget of 96, and nothing is
-// measured on an AMD GPU; peer runs there keep the overlapped policies. The same value in the host and device pass.
-#if defined(EMPRISM_BACKEND_HIP) && !defined(EMPRISM_HIP_NVIDIA)
-#define EMPRISM_HALO_WHOLE 0
-#else
-#define EMPRISM_HALO_WHOLE 1
 #endif
 
 #if defined(__CUDA_ARCH__)

@@ -56,17 +56,6 @@ CloverField<clover_store_t<R>> clover_storage(const Geometry& g, bool inverse) {
 
 constexpr int kTuneRepetitions = 3;  // timed applications per candidate policy (after one untimed)
 
-// The whole halo policy (comm/halo_policy.hpp) where the build has it, except for the fp32/fp64 sloppy operator: its
-// oe_clover in the whole driver spills on sm_90 (ptxas, 2026-11-24: 128 registers and 16 bytes of spill with links of
-// 18), so it keeps the overlapped policies.
-template <typename R>
-constexpr bool kHaloWhole = EMPRISM_HALO_WHOLE != 0 && !std::is_same_v<R, Fp32Fp64>;
-template <typename R>
-TransportRequest halo_request(TransportRequest r) {
-  r.whole = kHaloWhole<R>;
-  return r;
-}
-
 // The hot kernels (every CG iteration: eo_clover, eo_clover_dag, oe_clover, oe_clover_dag) are tuned launches whose
 // variant the context's Tuner picks (kernels/tune.hpp; their outputs never alias their inputs, so timing runs are
 // safe); the other operators keep the default launch (one compiled variant each).
@@ -134,7 +123,7 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const DiracPar
       tmp_e_(geom),
       tmp_e2_(geom),
       tmp_o_(geom),
-      transport_(ctx.grid, face_bytes<R>(geom), halo_request<R>(params.transport)),
+      transport_(ctx.grid, face_bytes<R>(geom), params.transport),
       site_norm_(static_cast<std::size_t>(geom.half_volume())) {
   using T = real_t<R>;
   for (int mu = 0; mu < 4; ++mu) phase_[mu] = {T(std::cos(params.theta[mu])), T(std::sin(params.theta[mu]))};
@@ -188,11 +177,9 @@ template <typename R>
 template <int Rc>
 void WilsonClover<R>::pack(const SpinorView<R>& in, int in_parity, bool dag) {
   HaloPackArg<R> a{geom_.arg(), gauge_.links(), in, in_parity, nullptr, nullptr};
-  if constexpr (kHaloWhole<R>) {
-    if (transport_.policy().whole) {  // one launch on the compute stream packs every direction
-      pack_all<Rc>(a, dag);
-      return;
-    }
+  if (transport_.policy().whole) {  // one launch on the compute stream packs every direction
+    pack_all<Rc>(a, dag);
+    return;
   }
   for (int mu = 0; mu < 4; ++mu) {
     if (!geom_.partitioned(mu)) continue;
@@ -252,17 +239,15 @@ void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key, const 
     epi.a.hop.halo_fwd[mu] = static_cast<const HalfSpinor<real_t<R>>*>(transport_.from_fwd(mu));
     epi.a.hop.halo_bwd[mu] = static_cast<const HalfSpinor<real_t<R>>*>(transport_.from_bwd(mu));
   }
-  if constexpr (kHaloWhole<R>) {
-    if (transport_.policy().whole) {  // no overlap: one kernel over all sites once every face is in place
-      for (int mu = 0; mu < 4; ++mu)
-        if (geom_.partitioned(mu)) transport_.wait(mu);
-      if constexpr (kTunedEpi<Epi>)
-        run_tuned(ctx_.tuner, whole_key, geom_.half_volume(), DslashWhole<Epi, Rc>{epi});
-      else
-        run_kernel(geom_.half_volume(), DslashWhole<Epi, Rc>{epi});
-      transport_.end();
-      return;
-    }
+  if (transport_.policy().whole) {  // no overlap: one kernel over all sites once every face is in place
+    for (int mu = 0; mu < 4; ++mu)
+      if (geom_.partitioned(mu)) transport_.wait(mu);
+    if constexpr (kTunedEpi<Epi>)
+      run_tuned(ctx_.tuner, whole_key, geom_.half_volume(), DslashWhole<Epi, Rc>{epi});
+    else
+      run_kernel(geom_.half_volume(), DslashWhole<Epi, Rc>{epi});
+    transport_.end();
+    return;
   }
   if constexpr (kTunedEpi<Epi>)
     run_tuned(ctx_.tuner, key, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});

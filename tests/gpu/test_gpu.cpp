@@ -164,9 +164,7 @@ TEST(Gpu, ForcedHaloOperatorMatchesForEveryPolicy) {
       ++compared;
     }
   }
-  // whole (auto), fused and split (staged), whole (peer); without the whole policy (AMD GPUs) peer fused and split
-  // and staged fused and split (auto), fused and split (staged), peer fused and split (peer)
-  EXPECT_EQ(compared, EMPRISM_HALO_WHOLE ? 4u : 8u);
+  EXPECT_EQ(compared, 4u);  // whole (auto), fused and split (staged), whole (peer)
 }
 
 TEST(Gpu, KernelResourcesAreReported) {
