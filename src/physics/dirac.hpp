@@ -132,13 +132,13 @@ class WilsonClover {
   template <int Rc, typename Epi>
   void dslash_of(const char* name, double flops_per_site, double bytes_per_site, const Epi& epi);
   // One partitioned application under the current policy: packs, interior, waits, exterior; or under a whole
-  // policy packs, waits, one kernel over all sites. key, whole_key: the interior and the whole kernel's tune keys
-  // (hot kernels: a tuned launch, kernels/tune.hpp).
+  // policy packs, waits, one kernel over all sites. key: the interior or the whole kernel's tune key (hot kernels: a
+  // tuned launch, kernels/tune.hpp).
   template <int Rc, typename Epi>
-  void exchange_and_apply(Epi epi, const std::string& key, const std::string& whole_key);
+  void exchange_and_apply(Epi epi, const std::string& key);
   // Times every candidate policy on this application and keeps the one the ranks agree on.
   template <int Rc, typename Epi>
-  void tune(const Epi& epi, const std::string& key, const std::string& whole_key);
+  void tune(const Epi& epi, const std::string& key);
   // Everything but the links and the clover term (which the public constructors fill).
   WilsonClover(Context& ctx, const Geometry& geom, const DiracParams& params);
   DiracArg<R> make_arg(int out_parity, const ParitySpinor<R>& in) const;

@@ -230,7 +230,7 @@ DiracArg<R> WilsonClover<R>::make_arg(int out_parity, const ParitySpinor<R>& in)
 
 template <typename R>
 template <int Rc, typename Epi>
-void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key, const std::string& whole_key) {
+void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key) {
   const int out_parity = epi.a.hop.out_parity;
   transport_.begin();
   pack<Rc>(epi.a.hop.in, 1 - out_parity, Epi::kDag);
@@ -243,7 +243,7 @@ void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key, const 
     for (int mu = 0; mu < 4; ++mu)
       if (geom_.partitioned(mu)) transport_.wait(mu);
     if constexpr (kTunedEpi<Epi>)
-      run_tuned(ctx_.tuner, whole_key, geom_.half_volume(), DslashWhole<Epi, Rc>{epi});
+      run_tuned(ctx_.tuner, key, geom_.half_volume(), DslashWhole<Epi, Rc>{epi});
     else
       run_kernel(geom_.half_volume(), DslashWhole<Epi, Rc>{epi});
     transport_.end();
@@ -274,17 +274,17 @@ void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key, const 
 
 template <typename R>
 template <int Rc, typename Epi>
-void WilsonClover<R>::tune(const Epi& epi, const std::string& key, const std::string& whole_key) {
+void WilsonClover<R>::tune(const Epi& epi, const std::string& key) {
   const std::vector<HaloPolicy>& candidates = transport_.candidates();
   std::vector<double> seconds(candidates.size(), 0.0);
   if (candidates.size() > 1) {
     transport_.set_recording(false);
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       transport_.set_policy(candidates[i]);
-      exchange_and_apply<Rc>(epi, key, whole_key);  // first use of buffers and mappings, untimed
+      exchange_and_apply<Rc>(epi, key);  // first use of buffers and mappings, untimed
       backend::synchronize();
       const auto t0 = std::chrono::steady_clock::now();
-      for (int r = 0; r < kTuneRepetitions; ++r) exchange_and_apply<Rc>(epi, key, whole_key);
+      for (int r = 0; r < kTuneRepetitions; ++r) exchange_and_apply<Rc>(epi, key);
       backend::synchronize();
       seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / kTuneRepetitions;
     }
@@ -338,10 +338,11 @@ void WilsonClover<R>::dslash_of(const char* name, double flops_per_site, double 
   const double n = geom_.half_volume();
   const std::string row = std::string(name) + PrecisionTraits<R>::row_suffix;
   const LaunchCost cost{row.c_str(), flops_per_site * n, (8 * Rc * sizeof(store_t<R>) + bytes_per_site) * n};
-  // Partitioned, the interior kernel skips the hops that leave the rank: a key of its own.
-  const std::string key =
-      kTunedEpi<Epi> ? tune_key(row + (geom_.any_partitioned() ? ".interior" : ""), sizeof(R), Rc, geom_.half_volume())
-                     : std::string();
+  // Partitioned, the interior kernel skips the hops that leave the rank and the whole kernel reads them from the halo
+  // buffers: keys of their own. A whole policy is the only candidate of its list (comm/halo_policy.hpp), so the first
+  // candidate says which kernel every application launches.
+  const char* part = !geom_.any_partitioned() ? "" : transport_.candidates().front().whole ? ".whole" : ".interior";
+  const std::string key = kTunedEpi<Epi> ? tune_key(row + part, sizeof(R), Rc, geom_.half_volume()) : std::string();
   if (!geom_.any_partitioned()) {
     if constexpr (kTunedEpi<Epi>)
       launch_tuned(ctx_.metrics, ctx_.tuner, key, cost, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
@@ -349,12 +350,10 @@ void WilsonClover<R>::dslash_of(const char* name, double flops_per_site, double 
       launch(ctx_.metrics, cost, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
     return;
   }
-  const std::string whole_key =
-      kTunedEpi<Epi> ? tune_key(row + ".whole", sizeof(R), Rc, geom_.half_volume()) : std::string();
-  if (!transport_.has_policy()) tune<Rc>(epi, key, whole_key);
+  if (!transport_.has_policy()) tune<Rc>(epi, key);
   const backend::Stream compute = backend::compute_stream();
   const int t = ctx_.metrics.start_timing(compute);
-  exchange_and_apply<Rc>(epi, key, whole_key);
+  exchange_and_apply<Rc>(epi, key);
   ctx_.metrics.stop_timing(t, compute, cost.name, cost.flops, cost.bytes);
 }
 
