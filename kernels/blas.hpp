@@ -134,15 +134,13 @@ struct ResidualFunctor {
   }
 };
 
-// The CG update: x += alpha p, r -= alpha w; returns |r|^2 (of r before it is stored). x is in solution_t<R> (the
-// sloppy solution of a half-precision CG is kept in fp32: kernels/half.hpp).
+// The CG's residual update: r -= alpha w; returns |r|^2 (of r before it is stored). (The solution's update x += alpha p
+// is a separate AxpyFunctor launch, which the device runs while the host waits for this sum: physics/blas.hpp.)
 template <typename R>
 struct CgUpdateFunctor {
-  SpinorView<solution_t<R>> x;
-  SpinorView<R> p, r, w;
+  SpinorView<R> r, w;
   real_t<R> alpha;
   EMPRISM_HD Sums<1> operator()(int i) const {
-    x.store(i, x.load(i) + alpha * p.load(i));
     const Spinor<real_t<R>> rn = r.load(i) - alpha * w.load(i);
     r.store(i, rn);
     return Sums<1>{{site_norm2(rn)}};

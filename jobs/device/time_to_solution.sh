@@ -6,19 +6,20 @@
 #
 # Needs the QUDA kit (the peers kit "quda", with its prebuilt/ binaries) copied to .peers/quda in the repository
 # (git-ignored; carried with the tree), or its path in EMPRISM_QUDA_KIT.
-# What it does (about 7 minutes of device time on 16 cores):
+# What it does (about 8-9 minutes of device time on 16 cores):
 #   1. Dependencies and the CUDA backend for sm_90 (jobs/device/common.sh), about 2-3 minutes.
 #   2. ctest -L gpu (every GPU test) and the CPU suite's Solver.* and ReliableUpdates.* tests (on the GPU in this
 #      build: mixed-precision iteration counts within 5% of double, true residuals, solutions).
 #   3. Ours: the unit-gauge problem (32^3x64, kappa 0.124, csw 1, antiperiodic t, one random source, seed 5) as in
 #      the peers kit's side-by-side inputs s_unit_*.toml: mixed (fp64 result to 1e-10, reliable updates) with links of
-#      18 reals and of 12 reals (dirac.reconstruct = 12: both operators, the fp32 one is the CG's), double to 1e-10,
-#      single to 1e-6, and mixed and double to 1e-10 with solver.stop = "normal" (QUDA's stopping criterion, for
+#      18 reals and of 12 reals (dirac.reconstruct = 12: both operators, the fp32 one is the CG's), mixed with
+#      solver.sloppy = "single_fp64" and "half" (links of 12), double to 1e-10 (links of 18 and 12), single to 1e-6,
+#      and the mixed and double solves to 1e-10 again with solver.stop = "normal" (QUDA's stopping criterion, for
 #      iteration counts one to one); each run once, the solve's CG seconds and iterations from its log line.
 #   4. QUDA's (its all.sh with ONLY="inv_unit_double_single inv_unit_double_half inv_unit_double_double
 #      inv_unit_single_single" in the time left): seconds and iterations of the second solve (QUDA's "Done:" line).
 #   5. One table of both; summary.txt and results.tar.gz (logs) in $OUT.
-# Exit status: 0 when the build, the tests and our six solves passed (timings are reported, not judged).
+# Exit status: 0 when the build, the tests and our thirteen solves passed (timings are reported, not judged).
 # Optional: EMPRISM_DEVICE_SKIP_TESTS=1, EMPRISM_DEVICE_SKIP_QUDA=1, EMPRISM_QUDA_KIT, EMPRISM_DEVICE_JOBS (16),
 # EMPRISM_DEVICE_BUILD_DIR (build-device), EMPRISM_DEVICE_BACKEND=CPU (trying it without a GPU), EMPRISM_DEVICE_EXTENTS
 # ("32, 32, 32, 64"), EMPRISM_TTS_BUDGET (seconds for the whole script, default 450: QUDA gets what is left),
@@ -39,16 +40,26 @@ fi
 say "tests done ($(elapsed))"
 
 # ---- 3. ours ----
-ours() {  # ours NAME PRECISION TOL [RECONSTRUCT [STOP]]: the unit-gauge solve (common.sh's unit_solve)
+ours() {  # ours NAME PRECISION TOL [RECONSTRUCT [STOP [SLOPPY]]]: the unit-gauge solve (common.sh's unit_solve)
+  local sloppy=""
+  [ -n "${6:-}" ] && sloppy="
+sloppy = \"$6\""
   unit_solve "$1" false "${4:-18}" "precision = \"$2\"
 tol = $3
-stop = \"${5:-full}\""
+stop = \"${5:-full}\"$sloppy"
 }
 ours mixed mixed 1e-10
 ours mixed12 mixed 1e-10 12
+ours mixed12f mixed 1e-10 12 full single_fp64
+ours mixed12h mixed 1e-10 12 full half
 ours double double 1e-10
+ours double12 double 1e-10 12
 ours mixed_n mixed 1e-10 18 normal
 ours double_n double 1e-10 18 normal
+ours mixed12_n mixed 1e-10 12 normal
+ours mixed12f_n mixed 1e-10 12 normal single_fp64
+ours mixed12h_n mixed 1e-10 12 normal half
+ours double12_n double 1e-10 12 normal
 ours single single 1e-6
 say "ours done ($(elapsed))"
 
@@ -85,19 +96,26 @@ say "unit gauge, [$extents], kappa 0.124, csw 1, antiperiodic t; one solve each 
 printf '%-10s %-26s %8s %6s %8s %10s  %s\n' code "run" seconds iter updates true_res note | tee -a "$summary"
 ours_row mixed "mixed (fp64/fp32) 1e-10"
 ours_row mixed12 "mixed (fp64/fp32) r12 1e-10"
+ours_row mixed12f "mixed/single_fp64 r12 1e-10"
+ours_row mixed12h "mixed/half r12 1e-10"
 quda_row inv_unit_double_single "double/single r12 1e-10"
 quda_row inv_unit_double_half "double/half r12 1e-10"
 ours_row double "double 1e-10"
+ours_row double12 "double r12 1e-10"
 quda_row inv_unit_double_double "double/double r12 1e-10"
 ours_row mixed_n "mixed 1e-10 stop=normal"
 ours_row double_n "double 1e-10 stop=normal"
+ours_row mixed12_n "mixed r12 stop=normal"
+ours_row mixed12f_n "mixed/single_fp64 r12 normal"
+ours_row mixed12h_n "mixed/half r12 stop=normal"
+ours_row double12_n "double r12 stop=normal"
 ours_row single "single 1e-6"
 quda_row inv_unit_single_single "single/single r12 1e-6"
 say "(ours: CG seconds of the solve log line; QUDA: invertQuda total incl. host transfers; true_res: ours |b-Mx|/|b|"
 say " of the full system, QUDA's that of its normal system; stop=normal: ours stopped by QUDA's criterion, the"
 say " normal system's true residual <= tol, its true_res still that of the full system)"
 for m in mixed mixed12; do
-  grep -h -E "^\[.*\] (eo_clover|oe_clover|blas_cg_update) " "$work/$m.log" | sed "s/^.*\] /  $m: /" |
+  grep -h -E "^\[.*\] (eo_clover|oe_clover|blas_cg_update|blas_cg_solution) " "$work/$m.log" | sed "s/^.*\] /  $m: /" |
     tee -a "$summary"
 done
 touch "$out/ctest_gpu.log" "$out/ctest_solver.log" "$out/quda.log"

@@ -52,11 +52,13 @@ Sums<N> parallel_reduce(std::int64_t n, const F& f) {
   return total;
 }
 
-// The sums are final at once (wait_sums has nothing to wait for).
-template <int N, typename F>
-PendingSums reduce_async(std::int64_t n, const F& f, Stream = Stream{}) {
+// The sums are final at once (wait_sums has nothing to wait for); between() is called after the loop (the GPU
+// backends call it between their two kernels).
+template <int N, typename F, typename Between>
+PendingSums reduce_async(std::int64_t n, const F& f, Stream, const Between& between) {
   static_assert(N <= 4, "a pending reduction holds up to four sums");
   const Sums<N> s = parallel_reduce<N>(n, f);
+  between();
   PendingSums p;
   p.n = N;
   for (int k = 0; k < N; ++k) p.values[k] = s.v[k];

@@ -170,17 +170,24 @@ KernelResources variant_resources(int variant) {
   return query_resources(variant_kernel_of<F>(v, std::make_index_sequence<kTuneVariants>{}), kTuneBlocks[v]);
 }
 
-template <int N, typename F>
-PendingSums reduce_async(std::int64_t n, const F& f, Stream s = compute_stream()) {
+// between() is called once the per-site kernel is launched, before the finishing kernel and the copy (the launcher
+// times the two apart).
+template <int N, typename F, typename Between>
+PendingSums reduce_async(std::int64_t n, const F& f, Stream s, const Between& between) {
   static_assert(N <= 4, "reduction scratch holds Sums<4>");
   PendingSums p;
   p.n = N;
-  if (n <= 0) return p;
+  if (n <= 0) {
+    between();
+    return p;
+  }
   auto* partial = static_cast<Sums<N>*>(reduction_scratch());
   auto* out = partial + kMaxReduceBlocks;
   const std::int64_t want = (n + kBlock - 1) / kBlock;
   const int blocks = static_cast<int>(want < kMaxReduceBlocks ? want : kMaxReduceBlocks);
   reduce_kernel<N, F><<<blocks, kBlock, 0, native(s)>>>(f, static_cast<int>(n), partial);
+  check_launch("reduction launch");
+  between();
   finish_kernel<N><<<1, kBlock, 0, native(s)>>>(partial, blocks, out);
   check_launch("reduction launch");
   p.slot = post_sums(out, sizeof(Sums<N>), s);

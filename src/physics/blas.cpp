@@ -95,17 +95,22 @@ double global_sum(Context& ctx, backend::PendingSums& local) {
   return s;
 }
 
-// x += alpha p, r -= alpha w; returns |r|^2 (one reduction).
+// r -= alpha w with its norm, then x += alpha p, then the wait for the norm: the device updates x while the host waits
+// and sums over ranks, so the direction update the caller launches next finds the device still busy (no idle gap
+// before it). Rows blas_cg_update (r and |r|^2) and blas_cg_solution (x), each with the precision's suffix.
 template <typename R>
 double cg_update(Context& ctx, double alpha, const ParitySpinor<R>& p, const ParitySpinor<R>& w,
                  ParitySpinor<solution_t<R>>& x, ParitySpinor<R>& r) {
   const int n = x.sites();
-  const double bytes = n * (4 * bytes_per_site<R>() + 2 * bytes_per_site<solution_t<R>>());
-  const std::string row = std::string("blas_cg_update") + PrecisionTraits<R>::row_suffix;
-  Sums<1> s = launch_reduce<1>(ctx.metrics, {row.c_str(), 144.0 * n, bytes}, n,
-                               CgUpdateFunctor<R>{x.view(), p.view(), r.view(), w.view(), real_t<R>(alpha)});
-  ctx.comm.sum(s.v, 1);
-  return s.v[0];
+  const std::string suffix = PrecisionTraits<R>::row_suffix;
+  const std::string rrow = "blas_cg_update" + suffix, xrow = "blas_cg_solution" + suffix;
+  backend::PendingSums pending =
+      launch_reduce_async<1>(ctx.metrics, {rrow.c_str(), 96.0 * n, 3.0 * n * bytes_per_site<R>()}, n,
+                             CgUpdateFunctor<R>{r.view(), w.view(), real_t<R>(alpha)});
+  const double xbytes = n * (bytes_per_site<R>() + 2 * bytes_per_site<solution_t<R>>());
+  launch(ctx.metrics, {xrow.c_str(), 48.0 * n, xbytes}, n,
+         AxpyFunctor<solution_t<R>, R>{p.view(), x.view(), real_t<solution_t<R>>(alpha)});
+  return global_sum(ctx, pending);
 }
 
 }  // namespace emprism::blas

@@ -41,7 +41,8 @@ double residual(Context& ctx, const SpinorField<R>& b, SpinorField<R>& r);
 // The global sum of a reduction launched earlier (e.g. WilsonClover::apply_mdagm's |Mhat p|^2): waits for its
 // local value, then one Communicator::sum. local.n must be 1.
 double global_sum(Context& ctx, backend::PendingSums& local);
-// x += alpha p, r -= alpha w; returns |r|^2 (one reduction). x is in solution_t<R> (fp32 for Half).
+// r -= alpha w, x += alpha p; returns |r|^2 (one reduction, waited for after x's update is launched). x is in
+// solution_t<R> (fp32 for Half).
 template <typename R>
 double cg_update(Context& ctx, double alpha, const ParitySpinor<R>& p, const ParitySpinor<R>& w,
                  ParitySpinor<solution_t<R>>& x, ParitySpinor<R>& r);

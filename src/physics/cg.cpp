@@ -103,7 +103,7 @@ bool ReliableCg<Ro, Ri>::start() {
   return !stop_on(blas::norm2(ictx_, rs()));  // the sloppy precision's range (e.g. fp32 overflow)
 }
 
-// w = A p, alpha = rr / p^dag A p, xs += alpha p, rs -= alpha w: exactly two global sums.
+// w = A p, alpha = rr / p^dag A p, rs -= alpha w, xs += alpha p (blas::cg_update): exactly two global sums.
 template <typename Ro, typename Ri>
 bool ReliableCg<Ro, Ri>::step(double& rr) {
   const std::int64_t sums_before = ictx_.comm.sum_calls();

@@ -14,7 +14,7 @@ IterationCost cg_iteration_cost(int real_bytes, int link_reals) {
   // fp32: A compressed where the kernels read it so (kernels/clover_dynamic.hpp)
   const double clover = real_bytes == 4 && kCloverDynamic<float> ? sizeof(CloverSiteC) / 4.0 : 72;
   const double eo = links + 24 + clover + 24, oe = eo + 24 + 24, oe_dag = links + 24 + 24 + 24;  // reals per site
-  const double cg_update = 6 * 24, axpby = 3 * 24;
+  const double cg_update = 3 * 24 + 3 * 24, axpby = 3 * 24;  // r -= alpha w, x += alpha p; p = r + beta p
   IterationCost c;
   c.flops = 2 * (kHopFlops + kCloverFlops) + (kHopFlops + 2 * kCloverFlops + kXpayFlops + kNormFlops) +
             (kHopFlops + kXpayFlops) + 144 + 72;

@@ -168,7 +168,8 @@ class WilsonClover {
 
 // Flops and minimum bytes per even site of one CG iteration on Mhat^dag Mhat with reals of `real_bytes` bytes and links
 // of `link_reals` reals: the four kernels apply_mdagm launches (eo_clover, oe_clover with the fused |Mhat p|^2,
-// eo_clover_dag, oe_clover_dag) plus blas::cg_update and the p update (blas::axpby), each as its launcher reports it.
+// eo_clover_dag, oe_clover_dag) plus blas::cg_update (r and x: two launches) and the p update (blas::axpby), each as
+// its launcher reports it.
 // For estimates (--dry-run).
 struct IterationCost {
   double flops = 0, bytes = 0;
