@@ -101,10 +101,11 @@ device_ctest() {
   fi
 }
 
-# unit_solve NAME PEAK RECONSTRUCT SOLVER: issue 17's unit-gauge problem ($extents, kappa 0.124, csw 1, antiperiodic t,
-# one random source, seed 5) with the [solver] lines SOLVER ("key = value", newline-separated; max_iter 5000 added),
-# links of RECONSTRUCT reals and metrics.peak = PEAK, run once on one rank; leaves NAME.toml, NAME.log and NAME.rc
-# (the exit status) in $work and sets status=1 when it failed.
+# unit_solve NAME PEAK RECONSTRUCT SOLVER [SOURCES]: issue 17's unit-gauge problem ($extents, kappa 0.124, csw 1,
+# antiperiodic t, one random source, seed 5: the solve 'noise') with the [solver] lines SOLVER ("key = value",
+# newline-separated; max_iter 5000 added), links of RECONSTRUCT reals and metrics.peak = PEAK, run once on one rank;
+# SOURCES = 2 adds a second solve 'noise2' (seed 6), which finds the kernels tuned (QUDA's tests report their second
+# source likewise). Leaves NAME.toml, NAME.log and NAME.rc (the exit status) in $work and sets status=1 when it failed.
 exe=$build/emprism-mpi
 unit_solve() {
   cat > "$work/$1.toml" << EOF
@@ -132,17 +133,20 @@ name = "noise"
 type = "random"
 seed = 5
 EOF
+  if [ "${5:-1}" = 2 ]; then
+    printf '[[solve]]\nname = "noise2"\ntype = "random"\nseed = 6\n' >> "$work/$1.toml"
+  fi
   (cd "$work" && OMP_NUM_THREADS=$jobs timeout 200 mpiexec -n 1 --bind-to none "$exe" "$1.toml" > "$1.log" 2>&1
   echo $? > "$1.rc")
   [ "$(cat "$work/$1.rc")" = 0 ] || status=1
 }
 
-# solve_row NAME LABEL WIDTH: one row of a solve table from $work/NAME.log (seconds, iterations, reliable updates and
-# true residual of its solve 'noise'; the exit status and the log's last line when it has no such line), LABEL in a
-# column of WIDTH characters, appended to summary.txt.
+# solve_row NAME LABEL WIDTH [SOLVE]: one row of a solve table from $work/NAME.log (seconds, iterations, reliable
+# updates and true residual of its solve SOLVE, default 'noise'; the exit status and the log's last line when it has
+# no such line), LABEL in a column of WIDTH characters, appended to summary.txt.
 solve_row() {
   local line s it upd res
-  line=$(grep -m1 -E "solve 'noise': (converged|NOT converged)" "$work/$1.log")
+  line=$(grep -m1 -E "solve '${4:-noise}': (converged|NOT converged)" "$work/$1.log")
   s=$(echo "$line" | sed -n 's/.*, \([0-9.]*\) s$/\1/p')
   it=$(echo "$line" | sed -n 's/.*converged in \([0-9]*\) iterations.*/\1/p')
   upd=$(echo "$line" | sed -n 's/.*(\([0-9]*\) reliable updates).*/\1/p')

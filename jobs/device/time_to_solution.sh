@@ -15,7 +15,8 @@
 #      18 reals and of 12 reals (dirac.reconstruct = 12: both operators, the fp32 one is the CG's), mixed with
 #      solver.sloppy = "single_fp64" and "half" (links of 12), double to 1e-10 (links of 18 and 12), single to 1e-6,
 #      and the mixed and double solves to 1e-10 again with solver.stop = "normal" (QUDA's stopping criterion, for
-#      iteration counts one to one); each run once, the solve's CG seconds and iterations from its log line.
+#      iteration counts one to one); each run once with two random sources (seeds 5 and 6), the second solve's CG
+#      seconds and iterations from its log line (the first solve tunes the kernels, as QUDA's first source does).
 #   4. QUDA's (its all.sh with ONLY="inv_unit_double_single inv_unit_double_half inv_unit_double_double
 #      inv_unit_single_single" in the time left): seconds and iterations of the second solve (QUDA's "Done:" line).
 #   5. One table of both; summary.txt and results.tar.gz (logs) in $OUT.
@@ -46,7 +47,7 @@ ours() {  # ours NAME PRECISION TOL [RECONSTRUCT [STOP [SLOPPY]]]: the unit-gaug
 sloppy = \"$6\""
   unit_solve "$1" false "${4:-18}" "precision = \"$2\"
 tol = $3
-stop = \"${5:-full}\"$sloppy"
+stop = \"${5:-full}\"$sloppy" 2
 }
 ours mixed mixed 1e-10
 ours mixed12 mixed 1e-10 12
@@ -80,8 +81,8 @@ else
 fi
 
 # ---- 5. table ----
-ours_row() {  # ours_row NAME LABEL: common.sh's solve_row, under the code column "EmPRiSM"
-  solve_row "$1" "$(printf '%-10s %s' EmPRiSM "$2")" 37
+ours_row() {  # ours_row NAME LABEL: common.sh's solve_row of the second source (tuned), code column "EmPRiSM"
+  solve_row "$1" "$(printf '%-10s %s' EmPRiSM "$2")" 37 noise2
 }
 quda_row() {  # quda_row TEST LABEL: from QUDA's results.tsv (iter, secs: the last solve's "Done:" line)
   local row
@@ -92,7 +93,7 @@ quda_row() {  # quda_row TEST LABEL: from QUDA's results.tsv (iter, secs: the la
     tee -a "$summary"
 }
 say ""
-say "unit gauge, [$extents], kappa 0.124, csw 1, antiperiodic t; one solve each (QUDA: its second source)"
+say "unit gauge, [$extents], kappa 0.124, csw 1, antiperiodic t; the second source of each run (kernels tuned)"
 printf '%-10s %-26s %8s %6s %8s %10s  %s\n' code "run" seconds iter updates true_res note | tee -a "$summary"
 ours_row mixed "mixed (fp64/fp32) 1e-10"
 ours_row mixed12 "mixed (fp64/fp32) r12 1e-10"
@@ -111,9 +112,10 @@ ours_row mixed12h_n "mixed/half r12 stop=normal"
 ours_row double12_n "double r12 stop=normal"
 ours_row single "single 1e-6"
 quda_row inv_unit_single_single "single/single r12 1e-6"
-say "(ours: CG seconds of the solve log line; QUDA: invertQuda total incl. host transfers; true_res: ours |b-Mx|/|b|"
-say " of the full system, QUDA's that of its normal system; stop=normal: ours stopped by QUDA's criterion, the"
-say " normal system's true residual <= tol, its true_res still that of the full system)"
+say "(ours: CG seconds of the second solve's log line, the first tuned the kernels; QUDA: invertQuda total incl."
+say " host transfers; true_res: ours |b-Mx|/|b| of the full system, QUDA's that of its normal system; stop=normal:"
+say " ours stopped by QUDA's criterion, the normal system's true residual <= tol, its true_res still that of the full"
+say " system)"
 for m in mixed mixed12; do
   grep -h -E "^\[.*\] (eo_clover|oe_clover|blas_cg_update|blas_cg_solution) " "$work/$m.log" | sed "s/^.*\] /  $m: /" |
     tee -a "$summary"
