@@ -40,11 +40,16 @@ void caxpby(Context& ctx, std::complex<double> a, const ParitySpinor<R>& x, doub
       CaxpbyFunctor<R>{x.view(), y.view(), Complex<real_t<R>>{real_t<R>(a.real()), real_t<R>(a.imag())}, real_t<R>(b)});
 }
 
-// y += a x (x may be of another precision)
+// y += a x (x may be of another precision), recorded under row.
+template <typename R, typename Rx>
+void axpy_row(Context& ctx, const char* row, double a, const ParitySpinor<Rx>& x, ParitySpinor<R>& y) {
+  launch(ctx.metrics, {row, 48.0 * x.sites(), x.sites() * (2 * bytes_per_site<R>() + bytes_per_site<Rx>())}, x.sites(),
+         AxpyFunctor<R, Rx>{x.view(), y.view(), real_t<R>(a)});
+}
+
 template <typename R, typename Rx>
 void axpy(Context& ctx, double a, const ParitySpinor<Rx>& x, ParitySpinor<R>& y) {
-  launch(ctx.metrics, {"blas_axpy", 48.0 * x.sites(), x.sites() * (2 * bytes_per_site<R>() + bytes_per_site<Rx>())},
-         x.sites(), AxpyFunctor<R, Rx>{x.view(), y.view(), real_t<R>(a)});
+  axpy_row(ctx, "blas_axpy", a, x, y);
 }
 
 template <typename R>
@@ -107,9 +112,7 @@ double cg_update(Context& ctx, double alpha, const ParitySpinor<R>& p, const Par
   backend::PendingSums pending =
       launch_reduce_async<1>(ctx.metrics, {rrow.c_str(), 96.0 * n, 3.0 * n * bytes_per_site<R>()}, n,
                              CgUpdateFunctor<R>{r.view(), w.view(), real_t<R>(alpha)});
-  const double xbytes = n * (bytes_per_site<R>() + 2 * bytes_per_site<solution_t<R>>());
-  launch(ctx.metrics, {xrow.c_str(), 48.0 * n, xbytes}, n,
-         AxpyFunctor<solution_t<R>, R>{p.view(), x.view(), real_t<solution_t<R>>(alpha)});
+  axpy_row(ctx, xrow.c_str(), alpha, p, x);
   return global_sum(ctx, pending);
 }
 
