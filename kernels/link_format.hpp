@@ -34,8 +34,13 @@ struct PackedLink {
 template <typename R, int Rc>
 using LinkElement = std::conditional_t<Rc == 18, SU3<R>, PackedLink<R, Rc>>;
 
-EMPRISM_HD inline float link_sqrt(float x) { return sqrtf(x); }
-EMPRISM_HD inline double link_sqrt(double x) { return sqrt(x); }
+// sqrt(x) (0 for x <= 0) and 1 / x of an 8-real link's unpacking: in fp32 the GPUs' fast forms (fast_sqrt,
+// fast_rcp in kernels/backend/defs.hpp: 2 ulp on NVIDIA GPUs instead of IEEE rounding; the IEEE forms' extra
+// instructions and slow paths weighed on the fp32 kernels of links of 8 reals), in fp64 sqrt and division.
+EMPRISM_HD inline float link_sqrt(float x) { return fast_sqrt(x); }
+EMPRISM_HD inline double link_sqrt(double x) { return x > 0.0 ? sqrt(x) : 0.0; }
+EMPRISM_HD inline float link_rcp(float x) { return fast_rcp(x); }
+EMPRISM_HD inline double link_rcp(double x) { return 1.0 / x; }
 EMPRISM_HD inline float link_atan2(float y, float x) { return atan2f(y, x); }
 EMPRISM_HD inline double link_atan2(double y, double x) { return atan2(y, x); }
 // exp(i a) for a phase of an 8-real link (|a| <= pi, from atan2): in fp32 the GPUs' fast intrinsic (fast_sincos,
@@ -99,11 +104,11 @@ template <typename R>
 EMPRISM_HD inline SU3<R> unpack_link(const PackedLink<R, 8>& p) {
   const Complex<R> v01{p.v[2], p.v[3]}, v02{p.v[4], p.v[5]}, v10{p.v[6], p.v[7]};
   const R n = norm2(v01) + norm2(v02);  // 1 - |V00|^2
-  const R m00 = n < R(1) ? link_sqrt(R(1) - n) : R(0);
+  const R m00 = link_sqrt(R(1) - n);
   const Complex<R> v00 = m00 * link_phase(p.v[0]);
   const R c = R(1) - m00 * m00 - norm2(v10);  // |V20|^2
-  const Complex<R> v20 = (c > R(0) ? link_sqrt(c) : R(0)) * link_phase(p.v[1]);
-  const R inv_n = R(1) / n;
+  const Complex<R> v20 = link_sqrt(c) * link_phase(p.v[1]);
+  const R inv_n = link_rcp(n);
   const Complex<R> a = conj_mul(v00, v10), b = conj_mul(v00, v20);  // conj(V00) V10, conj(V00) V20
   SU3<R> u;                                                         // U = {V row 1, V row 0, -V row 2}
   u.e[1][0] = v00;
