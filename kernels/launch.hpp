@@ -41,13 +41,16 @@ void launch(MetricsRegistry& metrics, const LaunchCost& cost, std::int64_t n, co
   if (!metrics.has_resources(cost.name)) metrics.set_resources(cost.name, backend::resources<F, MinOccupancy>());
 }
 
-// The variant of key for f over n sites (tuning it on a miss; f must be safe to run again, tune.hpp).
+// The variant of key for f over n sites (tuning it on a miss; f must be safe to run again, tune.hpp), among the
+// candidates that exist for F (backend::variant_available; a cached choice that does not gives the default).
 template <typename F>
 int tuned_variant(Tuner* tuner, const std::string& key, std::int64_t n, const F& f, backend::Stream s) {
   if (tuner == nullptr || tuner->candidates().size() < 2) return backend::default_variant();
   const int v = tuner->find(key);
-  if (v >= 0) return v;
-  return tuner->tune(key, [&](int i) { backend::parallel_for_variant(n, f, i, s); });
+  if (v >= 0) return backend::variant_available<F>(v) ? v : backend::default_variant();
+  return tuner->tune(
+      key, [&](int i) { backend::parallel_for_variant(n, f, i, s); },
+      [](int i) { return backend::variant_available<F>(i); });
 }
 
 // run_kernel with the variant the tuner chose for key (no recording).

@@ -160,14 +160,18 @@ void Tuner::load(const TuneEntries& entries) {
       }
 }
 
-int Tuner::tune(const std::string& key, const std::function<void(int)>& run) {
+int Tuner::tune(const std::string& key, const std::function<void(int)>& run,
+                const std::function<bool(int)>& available) {
   const auto t0 = std::chrono::steady_clock::now();
   const int n = static_cast<int>(candidates_.size());
   const backend::Stream s = backend::compute_stream();
   const backend::Event start = backend::create_event(backend::EventKind::Timing);
   const backend::Event stop = backend::create_event(backend::EventKind::Timing);
   std::vector<double> seconds(static_cast<std::size_t>(n), std::numeric_limits<double>::max());
+  int timed = 0;
   for (int i = 0; i < n; ++i) {
+    if (i != default_ && available && !available(i)) continue;
+    ++timed;
     run(i);  // first use: untimed
     for (int r = 0; r < kTuneRepetitions; ++r) {
       backend::record(start, s);
@@ -188,12 +192,13 @@ int Tuner::tune(const std::string& key, const std::function<void(int)>& run) {
   index_[key] = best;
   const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ++stats_.tuned;
-  stats_.candidates_timed += n;
+  stats_.candidates_timed += timed;
   stats_.seconds += spent;
   if (report_) {
     std::ostringstream line;
-    line << "tune " << key << ": " << n << " candidates timed (us, slowest rank:";
+    line << "tune " << key << ": " << timed << " candidates timed (us, slowest rank:";
     for (int i = 0; i < n; ++i) {
+      if (seconds[static_cast<std::size_t>(i)] == std::numeric_limits<double>::max()) continue;  // not available
       char us[32];
       std::snprintf(us, sizeof us, " %s %.1f", candidates_[static_cast<std::size_t>(i)].describe().c_str(),
                     agreed[static_cast<std::size_t>(i)] * 1e6);

@@ -82,8 +82,11 @@ class Tuner {
     return it == index_.end() ? -1 : it->second;
   }
   // Times run(i) for every candidate i (run enqueues candidate i on the compute stream), agrees, keeps the fastest.
+  // available(i) false: candidate i does not exist for this kernel (a launch-bounds variant compiled only for some
+  // kernels, kernels/backend/variants.hpp): not run, not timed, never chosen (the default always exists).
   // Collective when an agree hook is set: every rank must tune the same keys in the same order.
-  int tune(const std::string& key, const std::function<void(int)>& run);
+  int tune(const std::string& key, const std::function<void(int)>& run,
+           const std::function<bool(int)>& available = nullptr);
 
   // Per-candidate seconds (this rank's) -> the same per-candidate seconds on every rank (e.g. the maximum).
   void set_agree(std::function<std::vector<double>(const std::vector<double>&)> agree) { agree_ = std::move(agree); }

@@ -264,8 +264,15 @@ struct EpiCloverPlus {
   }
 };
 
+// The fp32 operator's tuned kernels are also compiled with the tuner's launch-bounds variant (a register cap:
+// kernels/backend/variants.hpp); fp64, fp32/fp64 and half ones are not (sm_90: they spill under its cap, or sit below
+// it already).
+template <typename Epi>
+constexpr bool kBoundedHop = std::is_same_v<typename decltype(Epi::a)::precision, float>;
+
 template <typename Epi, int Rc = 18>
 struct DslashInterior {
+  static constexpr bool kBoundedVariant = kBoundedHop<Epi>;
   Epi e;
   EMPRISM_HD void operator()(int cb) const {
     const auto& hop = e.a.hop;
@@ -290,6 +297,7 @@ constexpr bool kWholeOnePass = !EMPRISM_AMDGPU && !std::is_same_v<P, Fp32Fp64>;
 
 template <typename Epi, int Rc = 18>
 struct DslashWhole {
+  static constexpr bool kBoundedVariant = kBoundedHop<Epi>;
   Epi e;
   EMPRISM_HD void operator()(int cb) const {
     const auto& hop = e.a.hop;

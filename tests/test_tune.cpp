@@ -80,6 +80,19 @@ TEST(Tune, KeepsTheCandidateTheRanksAgreeIsFastest) {
   EXPECT_DOUBLE_EQ(t.tuner.entries().at("k|fp32|r18|16").seconds, 1e-6);
 }
 
+TEST(Tune, CandidateThatDoesNotExistForTheKernelIsNeitherRunNorChosen) {
+  CountingTuner t;
+  // Candidate 1 the fastest by the ranks' agreement, but not compiled for this kernel.
+  t.tuner.set_agree([](const std::vector<double>& s) {
+    return std::vector<double>{3e-6, s[1] < 1.0 ? 1e-6 : s[1], 2e-6};
+  });
+  const int v = t.tuner.tune(
+      "k|fp32|r18|16", [&](int i) { ++t.runs[static_cast<std::size_t>(i)]; }, [](int i) { return i != 1; });
+  EXPECT_EQ(v, 2);
+  EXPECT_EQ(t.runs[1], 0);
+  EXPECT_EQ(t.tuner.stats().candidates_timed, 2);
+}
+
 TEST(Tune, TiesKeepTheDefaultVariant) {
   CountingTuner t;
   t.tuner.set_agree([](const std::vector<double>&) { return std::vector<double>{1e-6, 1e-6, 1e-6}; });

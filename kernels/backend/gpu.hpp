@@ -7,7 +7,8 @@
 // (spill) memory, static shared memory and the theoretical occupancy of the kernel of F.
 // Tuned launches (kernels/tune.hpp) pick a block size at run time among kTuneBlocks (variants.hpp): the default kBlock
 // is for_kernel<F> itself, the others for_kernel_sized<F, Block> (instantiated only for the functors launched through
-// parallel_for_variant: the hot kernels, to keep compile times down). The reductions' tree sums take the block size
+// parallel_for_variant: the hot kernels, to keep compile times down), and the launch-bounds variant
+// for_kernel_sized_bounded (only for the functors that ask for it). The reductions' tree sums take the block size
 // as a template argument too (block_sum<N, Block>, reduce_body), instantiated for kBlock only.
 // Who may include: kernels/backend/backend.hpp only.
 #pragma once
@@ -51,6 +52,12 @@ __global__ void __launch_bounds__(Block) for_kernel_sized(F f, int n) {
 template <typename F, int MinOccupancy>
 __global__ void __launch_bounds__(kBlock, MinOccupancy) for_kernel_bounded(F f, int n) {
   for_site<kBlock>(f, n);
+}
+
+// The tuner's launch-bounds variant (variants.hpp: kBoundedBlock threads per block, kBoundedOccupancy).
+template <typename F, int Block, int MinOccupancy>
+__global__ void __launch_bounds__(Block, MinOccupancy) for_kernel_sized_bounded(F f, int n) {
+  for_site<Block>(f, n);
 }
 
 template <typename F, int MinOccupancy>
@@ -143,7 +150,16 @@ void launch_variant_of(std::int64_t n, const F& f, int variant, Stream s, std::i
 template <typename F>
 void parallel_for_variant(std::int64_t n, const F& f, int variant, Stream s = compute_stream()) {
   if (n <= 0) return;
-  if (variant < 0 || variant >= kTuneVariants) variant = default_variant();
+  if constexpr (has_bounded_variant<F>) {
+    if (variant == kBoundedVariant) {
+      constexpr int block = kHaveBounded ? kBoundedBlock : 1;  // (no division by 0 in a build without it)
+      const int blocks = static_cast<int>((n + block - 1) / block);
+      for_kernel_sized_bounded<F, block, kBoundedOccupancy><<<blocks, block, 0, native(s)>>>(f, static_cast<int>(n));
+      check_launch("kernel launch");
+      return;
+    }
+  }
+  if (!variant_available<F>(variant)) variant = default_variant();
   launch_variant_of(n, f, variant, s, std::make_index_sequence<kTuneVariants>{});
   check_launch("kernel launch");
 }
@@ -166,6 +182,11 @@ const void* variant_kernel_of(int variant, std::index_sequence<V...>) {
 // The runtime's resources of variant v of the launch of F.
 template <typename F>
 KernelResources variant_resources(int variant) {
+  if constexpr (has_bounded_variant<F>) {
+    if (variant == kBoundedVariant)
+      return query_resources(
+          reinterpret_cast<const void*>(&for_kernel_sized_bounded<F, kBoundedBlock, kBoundedOccupancy>), kBoundedBlock);
+  }
   const int v = variant >= 0 && variant < kTuneVariants ? variant : default_variant();
   return query_resources(variant_kernel_of<F>(v, std::make_index_sequence<kTuneVariants>{}), kTuneBlocks[v]);
 }

@@ -177,9 +177,10 @@ const std::vector<TableInfo>& tables() {
                                   {"log", "", false, true, nullptr},
                                   {"metrics", "", false, true, nullptr},
                                   {"tune",
-                                   "The kernel autotuner: the hot kernels' launch variant (block size) is timed on "
-                                   "first use per kernel, precision, links format, local volume and device, and kept "
-                                   "in a tune-cache file that later runs reuse.",
+                                   "The kernel autotuner: the hot kernels' launch variant (block size; for the fp32 "
+                                   "operator's also a launch bound, README) is timed on first use per kernel, "
+                                   "precision, links format, local volume and device, and kept in a tune-cache file "
+                                   "that later runs reuse.",
                                    false, true, nullptr},
                                   {"solve",
                                    "One [[solve]] table per right-hand side; at least one is required (unless "
