@@ -32,6 +32,8 @@
 // Who may call: kernels and host code alike.
 #pragma once
 
+#include <math.h>
+
 #include <cfloat>
 #include <cstdint>
 #include <limits>
@@ -93,17 +95,18 @@ struct ChiralHalf16 {
 constexpr float kHalfScale = 32767.0f;
 
 // The fixed-point form of h; norm receives m = max |component| (NaN when a component is not finite).
+// One instruction each on the GPUs (fabsf, fmaxf, copysignf) where the selects they replaced took two or three: the
+// same values (fmaxf skips a NaN as the select did; x * 0 is 0 for finite x, NaN for NaN and infinity, so one sum
+// tells whether every component is finite). Rounding: to nearest, ties away from zero.
 EMPRISM_HD inline ChiralHalf16 quantize(const HalfSpinor<float>& h, float& norm) {
-  float m = 0;
-  bool finite = true;
+  float m = 0, probe = 0;
   EMPRISM_UNROLL
   for (int k = 0; k < 6; ++k) {
     const float re = h.h[k / 3].c[k % 3].re, im = h.h[k / 3].c[k % 3].im;
-    const float a = re < 0 ? -re : re, b = im < 0 ? -im : im;
-    finite = finite && a <= FLT_MAX && b <= FLT_MAX;  // false for NaN and infinity
-    m = a > m ? a : m;
-    m = b > m ? b : m;
+    probe += re * 0.0f + im * 0.0f;
+    m = fmaxf(m, fmaxf(fabsf(re), fabsf(im)));
   }
+  const bool finite = probe == 0.0f;  // false for NaN and infinity
   const float inv = finite && m > 0 ? kHalfScale / m : 0.0f;
   ChiralHalf16 out;
   EMPRISM_UNROLL
@@ -111,8 +114,8 @@ EMPRISM_HD inline ChiralHalf16 quantize(const HalfSpinor<float>& h, float& norm)
     // in [-32767, 32767]; 0 where the half is not finite (its NaN norm marks it; NaN * 0 must not reach the cast)
     const float re = finite ? h.h[k / 3].c[k % 3].re * inv : 0.0f;
     const float im = finite ? h.h[k / 3].c[k % 3].im * inv : 0.0f;
-    out.q[2 * k] = static_cast<std::int16_t>(re + (re < 0 ? -0.5f : 0.5f));
-    out.q[2 * k + 1] = static_cast<std::int16_t>(im + (im < 0 ? -0.5f : 0.5f));
+    out.q[2 * k] = static_cast<std::int16_t>(re + copysignf(0.5f, re));
+    out.q[2 * k + 1] = static_cast<std::int16_t>(im + copysignf(0.5f, im));
   }
   norm = finite ? m : std::numeric_limits<float>::quiet_NaN();
   return out;
