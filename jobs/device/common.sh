@@ -62,7 +62,17 @@ if [ "$backend" = CUDA ]; then
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | sed 's/^/gpu: /' |
     tee -a "$summary"
 fi
-say "commit: $(git -C "$repo" rev-parse --short=12 HEAD 2> /dev/null || echo unknown)  date: $(date -u +%Y-%m-%dT%H:%MZ)"
+# The device's copy carries the working tree but not always an up-to-date git directory, so its HEAD may be stale;
+# the tree line is the git tree of the files themselves (tracked and untracked, not ignored), which names the commit
+# where `git rev-parse <commit>^{tree}` gives the same hash.
+tree_hash() {
+  local idx
+  idx=$(mktemp -u)
+  (cd "$repo" && GIT_INDEX_FILE=$idx git read-tree HEAD 2> /dev/null
+    GIT_INDEX_FILE=$idx git add -A 2> /dev/null && GIT_INDEX_FILE=$idx git write-tree 2> /dev/null) || echo unknown
+  rm -f "$idx"
+}
+say "commit: $(git -C "$repo" rev-parse --short=12 HEAD 2> /dev/null || echo unknown) (may be stale)  tree: $(tree_hash | cut -c1-12)  date: $(date -u +%Y-%m-%dT%H:%MZ)"
 
 # ---- 2. build ----
 backend_flags=(-DEMPRISM_BACKEND="$backend")
