@@ -1,7 +1,8 @@
 // test_gpu_tune.cpp: GPU tests (ctest label "gpu") of the kernel autotuner (kernels/tune.hpp) on the hot kernels:
 // apply_mdagm runs all four (eo_clover, oe_clover with the fused norm, eo_clover_dag, oe_clover_dag); with each
 // launch variant forced (a tuner loaded with that choice for every key) its output is bitwise the same, in both
-// precisions and every links format; a fresh tuner times the four keys once, and a second tuner reading the first's
+// precisions and every links format (the launch-bounds variant included: the fp32 kernels run it, the fp64 ones,
+// compiled without it, fall back to the default); a fresh tuner times the four keys once, and a second tuner reading the first's
 // cache file reuses every choice without timing. Skipped with a message without a GPU.
 #include <gtest/gtest.h>
 #include <unistd.h>
