@@ -8,7 +8,7 @@
 // "block/occupancy", passed as EMPRISM_TUNE_BOUNDED_BLOCK and EMPRISM_TUNE_BOUNDED_OCCUPANCY; empty, block 0: none):
 // __launch_bounds__(block, occupancy) in the platform's unit (gpu.hpp), a register cap. It is compiled only for the
 // functors that ask for it (a static member kBoundedVariant = true: the fp32 hopping kernels,
-// kernels/wilson_clover.hpp), so it is a candidate of their keys only (variant_available); the CUDA build's default
+// kernels/wilson_clover.hpp), so it is a candidate of their keys only (variant_available); the nvcc builds' default
 // 128/5 caps sm_90 at 96 registers (5 blocks of 128, 640 threads per SM, against 2 blocks of 256 for fp32 oe_clover's
 // 128 registers unbounded). CPU backend: its OpenMP loop is the one variant ("host"). Who may include:
 // kernels/backend/{cpu,gpu}.hpp and the code that builds the run's Tuner.
