@@ -135,7 +135,8 @@ struct ResidualFunctor {
 };
 
 // The CG's residual update: r -= alpha w; returns |r|^2 (of r before it is stored). (The solution's update x += alpha p
-// is a separate AxpyFunctor launch, which the device runs while the host waits for this sum: physics/blas.hpp.)
+// is a separate launch, AxpyFunctor or on one rank CgDirectionFunctor, which the device runs while the host waits for
+// this sum: physics/blas.hpp.)
 template <typename R>
 struct CgUpdateFunctor {
   SpinorView<R> r, w;
@@ -144,6 +145,33 @@ struct CgUpdateFunctor {
     const Spinor<real_t<R>> rn = r.load(i) - alpha * w.load(i);
     r.store(i, rn);
     return Sums<1>{{site_norm2(rn)}};
+  }
+};
+
+// The CG's solution and direction updates in one pass, on one rank (physics/blas.hpp cg_update_direction):
+// x += alpha p (as AxpyFunctor), then p_next = a r + beta p (as AxpbyFunctor, a = 1) with beta = *rr / rr_old, where
+// *rr is |r|^2 of the residual update just before, read where the device finished its sum (so the launch need not wait
+// for the host). p_next must not alias p, r or x.
+template <typename R>
+struct CgDirectionFunctor {
+  using T = real_t<solution_t<R>>;
+  SpinorView<R> p, r, p_next;
+  SpinorView<solution_t<R>> x;
+  T alpha;
+  real_t<R> a;  // 1 (a runtime value, as AxpbyFunctor's, so both round alike)
+  double rr_old;
+  const double* rr;
+  EMPRISM_HD void operator()(int i) const {
+    const Spinor<real_t<R>> ps = p.load(i);
+    Spinor<T> xs = x.load(i);
+    for (int s = 0; s < 4; ++s)
+      for (int c = 0; c < 3; ++c) {
+        xs.s[s].c[c].re += alpha * T(ps.s[s].c[c].re);
+        xs.s[s].c[c].im += alpha * T(ps.s[s].c[c].im);
+      }
+    x.store(i, xs);
+    const real_t<R> beta = real_t<R>(*rr / rr_old);
+    p_next.store(i, a * r.load(i) + beta * ps);
   }
 };
 

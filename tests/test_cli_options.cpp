@@ -203,6 +203,13 @@ TEST(DryRunPlan, SolvesCompleteInAPartialFileAreMarkedNotSolvedAgain) {
   EXPECT_NE(plan.find("not solved again"), std::string::npos) << plan;
 }
 
+// On one rank the CG's x and p updates are one pass (blas::cg_update_direction): one vector (24 reals) less per
+// iteration than on several ranks, where the p update is a launch of its own; the same flops.
+TEST(DryRunPlan, OneRankIterationMovesOneVectorPassLess) {
+  EXPECT_DOUBLE_EQ(cg_iteration_cost(4, 18, 2).bytes - cg_iteration_cost(4, 18, 1).bytes, 24 * 4.0);
+  EXPECT_EQ(cg_iteration_cost(4, 18, 2).flops, cg_iteration_cost(4, 18, 1).flops);
+}
+
 // A double-precision iteration moves twice the reals of a single-precision one (plus the same |v|^2 double).
 TEST(DryRunPlan, IterationBytesScaleWithThePrecision) {
   // Twice the bytes in fp64 but for the clover term, which fp32 reads compressed where kCloverDynamic (56 instead of

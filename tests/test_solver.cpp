@@ -3,7 +3,11 @@
 // correlator, in double, single and mixed precision.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
+
 #include "operator_fixture.hpp"
+#include "src/physics/blas.hpp"
 #include "src/physics/cg.hpp"
 
 namespace emprism::test {
@@ -129,6 +133,66 @@ TEST(Solver, FreePionCorrelatorMatchesAnalytic) {
   const auto expect = ref::free_pion_correlator(lat, 0.12, kAnti, {0, 0, 0, 0});
   for (int t = 0; t < 8; ++t) EXPECT_NEAR(corr[t] / expect[t], 1.0, 1e-9) << "t = " << t;
 }
+
+// On one rank the CG computes the next direction in the pass that updates x (blas::cg_update_direction): a row
+// blas_cg_direction with one call per iteration, and no separate x update.
+TEST(Solver, OneRankComputesTheDirectionWithTheSolutionUpdate) {
+  const Extents lat{4, 4, 4, 8};
+  const auto links = ref::random_su3_links(lat, 141);
+  OperatorSetup<double> s(lat, links, 0.12, 1.0, kAnti);
+  ASSERT_EQ(s.comm.size(), 1);
+  std::vector<Cd> x;
+  const CgResult r = solve(s, *s.op, ref::random_spinor(lat, 142), x, 1e-10);
+  ASSERT_TRUE(r.converged);
+  std::int64_t direction_calls = -1;
+  for (const KernelMetric& row : s.metrics.table()) {
+    EXPECT_NE(row.name, "blas_cg_solution");
+    if (row.name == "blas_cg_direction") direction_calls = row.calls;
+  }
+  EXPECT_EQ(direction_calls, r.iterations);
+}
+
+// ParitySpinor<R> a - b relative to a, in double.
+template <typename R>
+double rel_diff_field(Context& ctx, const Geometry& g, const ParitySpinor<R>& a, const ParitySpinor<R>& b) {
+  ParitySpinor<double> da(g), db(g);
+  blas::convert(ctx, da, a);
+  blas::convert(ctx, db, b);
+  blas::axpby(ctx, 1.0, da, -1.0, db);
+  return std::sqrt(blas::norm2(ctx, db) / blas::norm2(ctx, da));
+}
+
+// The fused update (r -= alpha w; x += alpha p; p_next = r + |r|^2 / rr_old p, beta read on the device) equals
+// cg_update followed by axpby: the same |r|^2 and r (the same kernel), x and the direction within a few roundings of
+// the precision (the fused kernel may round its sums otherwise), and p left as it was.
+template <typename R>
+void check_direction_update_equals_split() {
+  const Extents lat{4, 4, 4, 8};
+  OperatorSetup<double> s(lat, ref::random_su3_links(lat, 151), 0.12, 1.0, kAnti);
+  auto odd = [&](std::uint64_t seed) { return s.field(ref::random_spinor(lat, seed)); };
+  const SpinorField<double> fp = odd(152), fw = odd(153), fr = odd(154), fx = odd(155);
+  ParitySpinor<R> p1(s.geom), p2(s.geom), w(s.geom), r1(s.geom), r2(s.geom), pn(s.geom), p0(s.geom);
+  ParitySpinor<solution_t<R>> x1(s.geom), x2(s.geom);
+  for (ParitySpinor<R>* f : {&p1, &p2, &p0}) blas::convert(s.ctx, *f, fp.odd);
+  for (ParitySpinor<R>* f : {&r1, &r2}) blas::convert(s.ctx, *f, fr.odd);
+  for (ParitySpinor<solution_t<R>>* f : {&x1, &x2}) blas::convert(s.ctx, *f, fx.odd);
+  blas::convert(s.ctx, w, fw.odd);
+  const double alpha = 0.37, rr_old = 1.7 * blas::norm2(s.ctx, r1);
+  const double rr1 = blas::cg_update(s.ctx, alpha, p1, w, x1, r1);
+  blas::axpby(s.ctx, 1.0, r1, rr1 / rr_old, p1);
+  const double rr2 = blas::cg_update_direction(s.ctx, alpha, rr_old, p2, w, x2, r2, pn);
+  const double tol = 4 * PrecisionTraits<R>::epsilon;
+  EXPECT_EQ(rr1, rr2);
+  EXPECT_EQ(rel_diff_field(s.ctx, s.geom, r1, r2), 0.0);
+  EXPECT_LE(rel_diff_field(s.ctx, s.geom, x1, x2), tol);
+  EXPECT_LE(rel_diff_field(s.ctx, s.geom, p1, pn), tol);
+  EXPECT_EQ(rel_diff_field(s.ctx, s.geom, p0, p2), 0.0);
+}
+
+TEST(Solver, FusedDirectionUpdateEqualsTheSplitOneDouble) { check_direction_update_equals_split<double>(); }
+TEST(Solver, FusedDirectionUpdateEqualsTheSplitOneSingle) { check_direction_update_equals_split<float>(); }
+TEST(Solver, FusedDirectionUpdateEqualsTheSplitOneHalf) { check_direction_update_equals_split<Half>(); }
+TEST(Solver, FusedDirectionUpdateEqualsTheSplitOneFp32Fp64) { check_direction_update_equals_split<Fp32Fp64>(); }
 
 }  // namespace
 }  // namespace emprism::test

@@ -13,9 +13,9 @@
 #      random source, seed 5, fp64 result to 1e-10): double, then mixed with solver.sloppy = "single", "single_fp64"
 #      and "half", links of 18 and 12 reals, with the measured peak: the solve's CG seconds, iterations, reliable
 #      updates, true residual, and the kernel table's rows of the hot kernels (eo_clover, oe_clover, eo_clover_dag,
-#      oe_clover_dag, blas_cg_update, blas_cg_solution, blas_axpby; _f32d and _half for those operators; the rows
-#      without suffix also hold the few fp64 applications of the reliable updates; reduce_finish, the reductions'
-#      finishing kernels): us per call, GB/s in the minimum bytes of its own format, % of the measured peak.
+#      oe_clover_dag, blas_cg_update, blas_cg_solution, blas_axpby or on one rank blas_cg_direction; _f32d and _half
+#      for those operators; the rows without suffix also hold the few fp64 applications of the reliable updates;
+#      reduce_finish, the reductions' finishing kernels): us per call, GB/s in the minimum bytes of its own format, % of the measured peak.
 #   4. Prints the table; leaves summary.txt and results.tar.gz in $OUT.
 # What to look for: single_fp64's iterations within 5% of double's (single: 13-23% more on the CPU from 8^3x16 to
 # 16^3x32, 14% on the H100 at 32^3x64); its seconds against single's (fp64 flops on fp32 bytes: on the H100 the hot
@@ -68,7 +68,7 @@ done
 say ""
 say "kernel rows of the hot kernels (the log's metrics table):"
 for n in "${names[@]}"; do
-  hot="(eo_clover|oe_clover|eo_clover_dag|oe_clover_dag|blas_cg_update|blas_cg_solution|blas_axpby)(_half|_f32d)?|reduce_finish"
+  hot="(eo_clover|oe_clover|eo_clover_dag|oe_clover_dag|blas_cg_update|blas_cg_solution|blas_cg_direction|blas_axpby)(_half|_f32d)?|reduce_finish"
   grep -h -E "^\[.*\] (peak|$hot) " "$work/$n.log" | sed "s/^.*\] /  $n: /" | tee -a "$summary"
 done
 touch "$out/ctest_gpu.log" "$out/ctest_f32d.log"

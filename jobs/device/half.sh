@@ -70,7 +70,7 @@ row half12 "half, 12"
 say ""
 say "kernel rows of the sloppy operator (the log's metrics table):"
 for n in single18 half18 single12 half12; do
-  grep -h -E "^\[.*\] (peak|(eo_clover|oe_clover|eo_clover_dag|oe_clover_dag|blas_cg_update|blas_cg_solution|blas_axpby)(_half)?|reduce_finish) " \
+  grep -h -E "^\[.*\] (peak|(eo_clover|oe_clover|eo_clover_dag|oe_clover_dag|blas_cg_update|blas_cg_solution|blas_cg_direction|blas_axpby)(_half)?|reduce_finish) " \
     "$work/$n.log" | sed "s/^.*\] /  $n: /" | tee -a "$summary"
 done
 touch "$out/ctest_gpu.log" "$out/ctest_half.log"

@@ -212,6 +212,7 @@ PendingSums reduce_async(std::int64_t n, const F& f, Stream s, const Between& be
   finish_kernel<N><<<1, kBlock, 0, native(s)>>>(partial, blocks, out);
   check_launch("reduction launch");
   p.slot = post_sums(out, sizeof(Sums<N>), s);
+  p.device = out->v;
   return p;
 }
 

@@ -68,6 +68,9 @@ struct PendingSums {
   int slot = -1;  // GPU: the pinned result slot still to be read; -1: values are final
   int n = 0;
   double values[4] = {0, 0, 0, 0};
+  // GPU: the finished sums in device memory, for kernels enqueued after the reduction on its stream (valid until the
+  // next reduction is launched); null on the CPU, where values holds them when the launcher returns.
+  const double* device = nullptr;
 };
 // Blocks until the device has written the sums (nothing to wait for on the CPU); returns the seconds blocked.
 double wait_sums(PendingSums& p);

@@ -1,6 +1,7 @@
 // blas.cpp: launchers of the BLAS-1 kernels (see blas.hpp), with their flops and minimum bytes.
 #include "src/physics/blas.hpp"
 
+#include <stdexcept>
 #include <string>
 
 #include "kernels/blas.hpp"
@@ -100,19 +101,43 @@ double global_sum(Context& ctx, backend::PendingSums& local) {
   return s;
 }
 
+// r -= alpha w and its norm's reduction (row blas_cg_update with the precision's suffix), not waited for.
+template <typename R>
+backend::PendingSums residual_update(Context& ctx, double alpha, const ParitySpinor<R>& w, ParitySpinor<R>& r) {
+  const int n = r.sites();
+  const std::string row = std::string("blas_cg_update") + PrecisionTraits<R>::row_suffix;
+  return launch_reduce_async<1>(ctx.metrics, {row.c_str(), 96.0 * n, 3.0 * n * bytes_per_site<R>()}, n,
+                                CgUpdateFunctor<R>{r.view(), w.view(), real_t<R>(alpha)});
+}
+
 // r -= alpha w with its norm, then x += alpha p, then the wait for the norm: the device updates x while the host waits
 // and sums over ranks, so the direction update the caller launches next finds the device still busy (no idle gap
 // before it). Rows blas_cg_update (r and |r|^2) and blas_cg_solution (x), each with the precision's suffix.
+// (cg_update_direction below: the same on one rank, with the direction's update in x's pass.)
 template <typename R>
 double cg_update(Context& ctx, double alpha, const ParitySpinor<R>& p, const ParitySpinor<R>& w,
                  ParitySpinor<solution_t<R>>& x, ParitySpinor<R>& r) {
-  const int n = x.sites();
-  const std::string suffix = PrecisionTraits<R>::row_suffix;
-  const std::string rrow = "blas_cg_update" + suffix, xrow = "blas_cg_solution" + suffix;
-  backend::PendingSums pending =
-      launch_reduce_async<1>(ctx.metrics, {rrow.c_str(), 96.0 * n, 3.0 * n * bytes_per_site<R>()}, n,
-                             CgUpdateFunctor<R>{r.view(), w.view(), real_t<R>(alpha)});
+  backend::PendingSums pending = residual_update(ctx, alpha, w, r);
+  const std::string xrow = std::string("blas_cg_solution") + PrecisionTraits<R>::row_suffix;
   axpy_row(ctx, xrow.c_str(), alpha, p, x);
+  return global_sum(ctx, pending);
+}
+
+// As cg_update, x's update fused with the direction's (row blas_cg_direction with the suffix): the kernel reads |r|^2
+// where the device finished it (on the CPU, where the launcher left it: the loop runs before launch returns).
+template <typename R>
+double cg_update_direction(Context& ctx, double alpha, double rr_old, const ParitySpinor<R>& p,
+                           const ParitySpinor<R>& w, ParitySpinor<solution_t<R>>& x, ParitySpinor<R>& r,
+                           ParitySpinor<R>& p_next) {
+  if (ctx.comm.size() != 1) throw std::logic_error("cg_update_direction: one rank only (its sum is the global one)");
+  backend::PendingSums pending = residual_update(ctx, alpha, w, r);
+  const int n = x.sites();
+  const std::string row = std::string("blas_cg_direction") + PrecisionTraits<R>::row_suffix;
+  const double bytes = n * (3 * bytes_per_site<R>() + 2 * bytes_per_site<solution_t<R>>());
+  const double* rr = pending.device ? pending.device : pending.values;
+  launch(ctx.metrics, {row.c_str(), 120.0 * n, bytes}, n,
+         CgDirectionFunctor<R>{p.view(), r.view(), p_next.view(), x.view(), real_t<solution_t<R>>(alpha), real_t<R>(1),
+                               rr_old, rr});
   return global_sum(ctx, pending);
 }
 
@@ -129,6 +154,9 @@ template double norm2<float>(Context&, const SpinorField<float>&);
 template double residual<float>(Context&, const SpinorField<float>&, SpinorField<float>&);
 template double cg_update<float>(Context&, double, const ParitySpinor<float>&, const ParitySpinor<float>&,
                                  ParitySpinor<float>&, ParitySpinor<float>&);
+template double cg_update_direction<float>(Context&, double, double, const ParitySpinor<float>&,
+                                           const ParitySpinor<float>&, ParitySpinor<float>&, ParitySpinor<float>&,
+                                           ParitySpinor<float>&);
 template void zero<double>(Context&, ParitySpinor<double>&);
 template void axpby<double>(Context&, double, const ParitySpinor<double>&, double, ParitySpinor<double>&);
 template void caxpby<double>(Context&, std::complex<double>, const ParitySpinor<double>&, double,
@@ -139,6 +167,9 @@ template double norm2<double>(Context&, const SpinorField<double>&);
 template double residual<double>(Context&, const SpinorField<double>&, SpinorField<double>&);
 template double cg_update<double>(Context&, double, const ParitySpinor<double>&, const ParitySpinor<double>&,
                                   ParitySpinor<double>&, ParitySpinor<double>&);
+template double cg_update_direction<double>(Context&, double, double, const ParitySpinor<double>&,
+                                            const ParitySpinor<double>&, ParitySpinor<double>&, ParitySpinor<double>&,
+                                            ParitySpinor<double>&);
 template void convert<float, float>(Context&, ParitySpinor<float>&, const ParitySpinor<float>&);
 template void convert<double, double>(Context&, ParitySpinor<double>&, const ParitySpinor<double>&);
 template void convert<float, double>(Context&, ParitySpinor<float>&, const ParitySpinor<double>&);
@@ -155,6 +186,9 @@ template double norm2<Half>(Context&, const ParitySpinor<Half>&);
 template std::complex<double> dot<Half>(Context&, const ParitySpinor<Half>&, const ParitySpinor<Half>&);
 template double cg_update<Half>(Context&, double, const ParitySpinor<Half>&, const ParitySpinor<Half>&,
                                 ParitySpinor<float>&, ParitySpinor<Half>&);
+template double cg_update_direction<Half>(Context&, double, double, const ParitySpinor<Half>&,
+                                          const ParitySpinor<Half>&, ParitySpinor<float>&, ParitySpinor<Half>&,
+                                          ParitySpinor<Half>&);
 template void convert<Half, Half>(Context&, ParitySpinor<Half>&, const ParitySpinor<Half>&);
 template void convert<Half, double>(Context&, ParitySpinor<Half>&, const ParitySpinor<double>&);
 template void convert<Half, float>(Context&, ParitySpinor<Half>&, const ParitySpinor<float>&);
@@ -171,6 +205,9 @@ template double norm2<F32d>(Context&, const ParitySpinor<F32d>&);
 template std::complex<double> dot<F32d>(Context&, const ParitySpinor<F32d>&, const ParitySpinor<F32d>&);
 template double cg_update<F32d>(Context&, double, const ParitySpinor<F32d>&, const ParitySpinor<F32d>&,
                                 ParitySpinor<F32d>&, ParitySpinor<F32d>&);
+template double cg_update_direction<F32d>(Context&, double, double, const ParitySpinor<F32d>&,
+                                          const ParitySpinor<F32d>&, ParitySpinor<F32d>&, ParitySpinor<F32d>&,
+                                          ParitySpinor<F32d>&);
 template void convert<F32d, F32d>(Context&, ParitySpinor<F32d>&, const ParitySpinor<F32d>&);
 template void convert<F32d, double>(Context&, ParitySpinor<F32d>&, const ParitySpinor<double>&);
 template void convert<F32d, float>(Context&, ParitySpinor<F32d>&, const ParitySpinor<float>&);

@@ -46,5 +46,13 @@ double global_sum(Context& ctx, backend::PendingSums& local);
 template <typename R>
 double cg_update(Context& ctx, double alpha, const ParitySpinor<R>& p, const ParitySpinor<R>& w,
                  ParitySpinor<solution_t<R>>& x, ParitySpinor<R>& r);
+// On one rank (ctx.comm.size() == 1, where the device's sum is the global one): cg_update, and in the same pass as x's
+// update the next direction p_next = r + beta p with beta = |r|^2 / rr_old, computed on the device from its sum (QUDA's
+// axpyZpbx): no launch after the wait, one pass over p less. Returns |r|^2. p_next is a field apart from p (the caller
+// keeps p for a reliable update, which rebuilds the direction from it instead).
+template <typename R>
+double cg_update_direction(Context& ctx, double alpha, double rr_old, const ParitySpinor<R>& p,
+                           const ParitySpinor<R>& w, ParitySpinor<solution_t<R>>& x, ParitySpinor<R>& r,
+                           ParitySpinor<R>& p_next);
 
 }  // namespace emprism::blas

@@ -36,12 +36,16 @@ class ReliableCg {
         t_(outer.geometry()),
         full_(outer.geometry()),
         xs_(outer.geometry()),
-        p_(outer.geometry()),
+        p_store_(outer.geometry()),
         w_(outer.geometry()),
         v_(outer.geometry()),
         delta_(std::is_same_v<Ro, Ri> ? 0.0 : params.reliable_delta),
         floor_(50 * PrecisionTraits<Ri>::epsilon) {
     if constexpr (!std::is_same_v<Ro, Ri>) rs_own_ = std::make_unique<ParitySpinor<Ri>>(outer.geometry());
+    if (ictx_.comm.size() == 1) {
+      p_other_ = std::make_unique<ParitySpinor<Ri>>(outer.geometry());
+      p_next_ = p_other_.get();
+    }
   }
 
   // x = 0, then CG until one of the stops of cg.hpp; fills res (all but seconds).
@@ -73,7 +77,12 @@ class ReliableCg {
   ParitySpinor<Ro> c_, r_, t_;       // c = Mhat^dag bhat, r = c - A x_o (true), t: work
   SpinorField<Ro> full_;             // b - M x
   ParitySpinor<solution_t<Ri>> xs_;  // (fp32 when Ri is Half: kernels/half.hpp)
-  ParitySpinor<Ri> p_, w_, v_;
+  ParitySpinor<Ri> p_store_, w_, v_;
+  // One rank: the next direction is computed with x's update into p_next_ (blas::cg_update_direction), which then
+  // becomes p_ unless a reliable update rebuilds the direction from p_; the two swap between p_store_ and p_other_.
+  std::unique_ptr<ParitySpinor<Ri>> p_other_;
+  ParitySpinor<Ri>* p_ = &p_store_;  // the direction
+  ParitySpinor<Ri>* p_next_ = nullptr;
   std::unique_ptr<ParitySpinor<Ri>> rs_own_;  // mixed precision; else rs is r
   const double delta_, floor_;
   double b2_ = 0, c2_ = 0;
@@ -99,7 +108,7 @@ bool ReliableCg<Ro, Ri>::start() {
   blas::convert(octx_, r_, c_);
   if constexpr (!std::is_same_v<Ro, Ri>) blas::convert(ictx_, rs(), r_);
   blas::zero(ictx_, xs_);
-  blas::convert(ictx_, p_, rs());
+  blas::convert(ictx_, *p_, rs());
   return !stop_on(blas::norm2(ictx_, rs()));  // the sloppy precision's range (e.g. fp32 overflow)
 }
 
@@ -109,11 +118,12 @@ bool ReliableCg<Ro, Ri>::step(double& rr) {
   const std::int64_t sums_before = ictx_.comm.sum_calls();
   // |Mhat p|^2 is summed on the device while Mhat^dag runs (its wait is short and its MPI time overlaps the device).
   backend::PendingSums pap_local;
-  inner_.apply_mdagm(w_, v_, p_, &pap_local);
+  inner_.apply_mdagm(w_, v_, *p_, &pap_local);
   const double pap = blas::global_sum(ictx_, pap_local);
   bool go_on = !stop_on(pap) && pap > 0;
   if (go_on) {
-    rr = blas::cg_update(ictx_, rr / pap, p_, w_, xs_, rs());
+    rr = p_next_ ? blas::cg_update_direction(ictx_, rr / pap, rr, *p_, w_, xs_, rs(), *p_next_)
+                 : blas::cg_update(ictx_, rr / pap, *p_, w_, xs_, rs());
     ++res_.iterations;
     go_on = !stop_on(rr);
   }
@@ -146,12 +156,12 @@ template <typename Ro, typename Ri>
 void ReliableCg<Ro, Ri>::rebuild_direction(double r2, double rr_old, double rr_iter) {
   if constexpr (!std::is_same_v<Ro, Ri>) blas::convert(ictx_, rs(), r_);
   if (r2 > 100 * rr_iter) {
-    blas::convert(ictx_, p_, rs());
+    blas::convert(ictx_, *p_, rs());
     return;
   }
-  const std::complex<double> rp = blas::dot(ictx_, rs(), p_) / r2;
+  const std::complex<double> rp = blas::dot(ictx_, rs(), *p_) / r2;
   const double beta = r2 / rr_old;
-  blas::caxpby(ictx_, 1.0 - beta * rp, rs(), beta, p_);  // p = rs + beta (p - rp rs)
+  blas::caxpby(ictx_, 1.0 - beta * rp, rs(), beta, *p_);  // p = rs + beta (p - rp rs)
 }
 
 template <typename Ro, typename Ri>
@@ -192,8 +202,10 @@ void ReliableCg<Ro, Ri>::run(double b2, Elapsed&& elapsed) {
       if (!finished && (rises > 1 || rises_total > 10)) res_.stagnated = true;
       if (!finished && !res_.stagnated) rebuild_direction(rr, rr_old, rr_iter);
       r0 = max_r = rn;
+    } else if (p_next_) {
+      std::swap(p_, p_next_);  // p = rs + beta p, computed with x's update
     } else {
-      blas::axpby(ictx_, 1.0, rs(), rr / rr_old, p_);  // p = rs + beta p
+      blas::axpby(ictx_, 1.0, rs(), rr / rr_old, *p_);  // p = rs + beta p
     }
     res_.history.push_back(rn / std::sqrt(c2_));
     if (params_.progress && params_.progress_every > 0 && res_.iterations % params_.progress_every == 0)

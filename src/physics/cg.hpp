@@ -41,7 +41,10 @@
 // one where a reliable update replaced it. Collective (reductions) on all ranks.
 // Global sums: two per CG iteration, one double each: |Mhat p|^2 (oe_clover's epilogue writes it per site; it is
 // reduced on the device and summed over ranks while the device applies Mhat^dag) and |r|^2 (fused into the
-// update r -= alpha w; the device runs x += alpha p while the host waits for it and sums it over ranks). A reliable
+// update r -= alpha w; the device runs x += alpha p while the host waits for it and sums it over ranks, then the host
+// launches p = r + beta p). On one rank, where the device's sum is the global one, x's update also computes the next
+// direction with beta from that sum on the device (blas::cg_update_direction: one pass over p and one launch less per
+// iteration) into a second direction field; a reliable update discards it and rebuilds the direction from p. A reliable
 // update adds three (|r|^2, <r, p>, and the full residual where the target is met). All are deterministic (fixed order
 // on the device and in rank order across ranks). The CG iterations and their own global sums (not those of the updates)
 // are counted in the context's metrics (ReductionStats).

@@ -57,7 +57,8 @@ std::string solve_plan(const Config& cfg, const ProcessGrid& grid, const Assumed
   const Extents local = grid.local_extents(cfg.lattice.extents);
   const double half_volume = std::int64_t(local[0]) * local[1] * local[2] * local[3] / 2.0;
   const int real_bytes = cfg.solver.precision == Precision::Double ? 8 : 4;  // mixed: the inner CG is fp32
-  const IterationCost cost = cg_iteration_cost(real_bytes, cfg.dirac.reconstruct);
+  const int ranks = grid.dims[0] * grid.dims[1] * grid.dims[2] * grid.dims[3];
+  const IterationCost cost = cg_iteration_cost(real_bytes, cfg.dirac.reconstruct, ranks);
   const double per_iteration = cost.bytes * half_volume / (bw.gbs * 1e9);
   std::string out = fmt::format(
       "dry run: estimated times: one CG iteration moves {:.0f} bytes per even site ({:.0f} flops) of the local "
