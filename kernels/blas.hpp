@@ -85,6 +85,16 @@ struct CaxpbyFunctor {
   }
 };
 
+// y += a x, x's reals converted to y's type T first (exact when T is the wider one).
+template <typename T, typename X>
+EMPRISM_HD inline void add_scaled(Spinor<T>& y, T a, const Spinor<X>& x) {
+  for (int s = 0; s < 4; ++s)
+    for (int c = 0; c < 3; ++c) {
+      y.s[s].c[c].re += a * T(x.s[s].c[c].re);
+      y.s[s].c[c].im += a * T(x.s[s].c[c].im);
+    }
+}
+
 // y += a x, with x of precision Rx (mixed-precision correction updates).
 template <typename R, typename Rx>
 struct AxpyFunctor {
@@ -95,11 +105,7 @@ struct AxpyFunctor {
   EMPRISM_HD void operator()(int i) const {
     const Spinor<real_t<Rx>> xs = x.load(i);
     Spinor<T> ys = y.load(i);
-    for (int s = 0; s < 4; ++s)
-      for (int c = 0; c < 3; ++c) {
-        ys.s[s].c[c].re += a * T(xs.s[s].c[c].re);
-        ys.s[s].c[c].im += a * T(xs.s[s].c[c].im);
-      }
+    add_scaled(ys, a, xs);
     y.store(i, ys);
   }
 };
@@ -164,11 +170,7 @@ struct CgDirectionFunctor {
   EMPRISM_HD void operator()(int i) const {
     const Spinor<real_t<R>> ps = p.load(i);
     Spinor<T> xs = x.load(i);
-    for (int s = 0; s < 4; ++s)
-      for (int c = 0; c < 3; ++c) {
-        xs.s[s].c[c].re += alpha * T(ps.s[s].c[c].re);
-        xs.s[s].c[c].im += alpha * T(ps.s[s].c[c].im);
-      }
+    add_scaled(xs, alpha, ps);
     x.store(i, xs);
     const real_t<R> beta = real_t<R>(*rr / rr_old);
     p_next.store(i, a * r.load(i) + beta * ps);
