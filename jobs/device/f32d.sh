@@ -15,7 +15,8 @@
 #      updates, true residual, and the kernel table's rows of the hot kernels (eo_clover, oe_clover, eo_clover_dag,
 #      oe_clover_dag, blas_cg_update, blas_cg_solution, blas_axpby or on one rank blas_cg_direction; _f32d and _half
 #      for those operators; the rows without suffix also hold the few fp64 applications of the reliable updates;
-#      reduce_finish, the reductions' finishing kernels): us per call, GB/s in the minimum bytes of its own format, % of the measured peak.
+#      reduce_finish, the reductions' finishing kernels): us per call, GB/s in the minimum bytes of its own format,
+#      % of the measured peak.
 #   4. Prints the table; leaves summary.txt and results.tar.gz in $OUT.
 # What to look for: single_fp64's iterations within 5% of double's (single: 13-23% more on the CPU from 8^3x16 to
 # 16^3x32, 14% on the H100 at 32^3x64); its seconds against single's (fp64 flops on fp32 bytes: on the H100 the hot
