@@ -4,6 +4,7 @@
 // (src/run/plan.hpp). Each TEST checks one property.
 // Who may call: the test runner.
 #include <gtest/gtest.h>
+#include <spdlog/fmt/fmt.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "kernels/errors.hpp"
+#include "src/physics/costs.hpp"
 #include "src/physics/dirac.hpp"
 #include "src/run/input.hpp"
 #include "src/run/overrides.hpp"
@@ -188,7 +190,7 @@ TEST(DryRunPlan, TimePerIterationIsBytesOverBandwidth) {
   ProcessGrid grid;
   grid.dims = {1, 1, 1, 1};
   const std::string plan = solve_plan(c, grid, {10, "assumed"}, {});
-  const double expected_ms = 1e3 * cg_iteration_cost(4).bytes * (4 * 4 * 4 * 8 / 2) / 10e9;
+  const double expected_ms = 1e3 * cg_iteration_cost<float>().bytes * (4 * 4 * 4 * 8 / 2) / 10e9;  // the default fp32
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.3g ms per iteration", expected_ms);
   EXPECT_NE(plan.find(buf), std::string::npos) << buf << "\n" << plan;
@@ -206,17 +208,44 @@ TEST(DryRunPlan, SolvesCompleteInAPartialFileAreMarkedNotSolvedAgain) {
 // On one rank the CG's x and p updates are one pass (blas::cg_update_direction): one vector (24 reals) less per
 // iteration than on several ranks, where the p update is a launch of its own; the same flops.
 TEST(DryRunPlan, OneRankIterationMovesOneVectorPassLess) {
-  EXPECT_DOUBLE_EQ(cg_iteration_cost(4, 18, 2).bytes - cg_iteration_cost(4, 18, 1).bytes, 24 * 4.0);
-  EXPECT_EQ(cg_iteration_cost(4, 18, 2).flops, cg_iteration_cost(4, 18, 1).flops);
+  EXPECT_DOUBLE_EQ(cg_iteration_cost<float>(18, 2).bytes - cg_iteration_cost<float>(18, 1).bytes, 24 * 4.0);
+  EXPECT_EQ(cg_iteration_cost<float>(18, 2).flops, cg_iteration_cost<float>(18, 1).flops);
 }
 
-// A double-precision iteration moves twice the reals of a single-precision one (plus the same |v|^2 double).
+// A double-precision iteration moves twice the reals of a single-precision one (plus the same two |v|^2 doubles: one
+// written by oe_clover, one read by their sum).
 TEST(DryRunPlan, IterationBytesScaleWithThePrecision) {
   // Twice the bytes in fp64 but for the clover term, which fp32 reads compressed where kCloverDynamic (56 instead of
   // 72 reals, kernels/clover_dynamic.hpp) in three of the four hopping kernels.
   const double clover_saved = kCloverDynamic<float> ? 3 * (72 - 56) * 4.0 : 0;
-  EXPECT_DOUBLE_EQ(cg_iteration_cost(8).bytes - 8, 2 * (cg_iteration_cost(4).bytes - 8 + clover_saved));
-  EXPECT_EQ(cg_iteration_cost(8).flops, cg_iteration_cost(4).flops);
+  EXPECT_DOUBLE_EQ(cg_iteration_cost<double>().bytes - 16, 2 * (cg_iteration_cost<float>().bytes - 16 + clover_saved));
+  EXPECT_EQ(cg_iteration_cost<double>().flops, cg_iteration_cost<float>().flops);
+}
+
+// A mixed solve's estimate is its sloppy CG's iteration, with the run's links format, and says so.
+TEST(DryRunPlan, MixedSolveIsEstimatedWithItsSloppyIteration) {
+  ProcessGrid grid;
+  grid.dims = {1, 1, 1, 1};
+  const auto plan_of = [&](const std::string& solver) {
+    const InputFile f(std::string(kInput) + "[solver]\nprecision = \"mixed\"\n" + solver);
+    return solve_plan(load_config(f.path(), {"dirac.reconstruct=12"}), grid, {10, "assumed"}, {});
+  };
+  const auto bytes = [](double b) { return fmt::format("moves {:.0f} bytes per even site", b); };
+  const std::string half = plan_of("sloppy = \"half\"\n"), f32d = plan_of("sloppy = \"single_fp64\"\n");
+  const std::string single = plan_of("");
+  EXPECT_NE(half.find("(half sloppy, links of 12 reals) " + bytes(cg_iteration_cost<Half>(12).bytes)),
+            std::string::npos)
+      << half;
+  EXPECT_NE(f32d.find("(fp32/fp64 sloppy, links of 12 reals) " + bytes(cg_iteration_cost<Fp32Fp64>(12).bytes)),
+            std::string::npos)
+      << f32d;
+  EXPECT_NE(single.find("(fp32 sloppy, links of 12 reals) " + bytes(cg_iteration_cost<float>(12).bytes)),
+            std::string::npos)
+      << single;
+  // 16-bit spinors and clover: fewer bytes than fp32's, whose bytes the fp32/fp64 sloppy CG moves but for its
+  // uncompressed clover term and fp32/fp64 partial solution (the same size).
+  EXPECT_LT(cg_iteration_cost<Half>(12).bytes, cg_iteration_cost<float>(12).bytes);
+  EXPECT_GE(cg_iteration_cost<Fp32Fp64>(12).bytes, cg_iteration_cost<float>(12).bytes);
 }
 
 }  // namespace

@@ -3,12 +3,16 @@
 // correlator, in double, single and mixed precision.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
+#include <type_traits>
 
 #include "operator_fixture.hpp"
 #include "src/physics/blas.hpp"
 #include "src/physics/cg.hpp"
+#include "src/physics/costs.hpp"
 
 namespace emprism::test {
 namespace {
@@ -193,6 +197,61 @@ TEST(Solver, FusedDirectionUpdateEqualsTheSplitOneDouble) { check_direction_upda
 TEST(Solver, FusedDirectionUpdateEqualsTheSplitOneSingle) { check_direction_update_equals_split<float>(); }
 TEST(Solver, FusedDirectionUpdateEqualsTheSplitOneHalf) { check_direction_update_equals_split<Half>(); }
 TEST(Solver, FusedDirectionUpdateEqualsTheSplitOneFp32Fp64) { check_direction_update_equals_split<Fp32Fp64>(); }
+
+// The dry run's iteration cost (src/physics/costs.hpp cg_iteration_cost<Ri>) is what the CG's launches record: a mixed
+// solve on one rank whose sloppy operator records into a registry of its own, where each row of the iteration (the
+// four hot kernels, the |Mhat p|^2 sum, the residual update, x's and the direction's update) runs once per iteration
+// and their flops and bytes per call add up to cg_iteration_cost<Ri> times the even sites.
+template <typename Ri>
+void check_iteration_cost(int reconstruct) {
+  const Extents lat{4, 4, 4, 8};
+  const auto links = ref::random_su3_links(lat, 161);
+  OperatorSetup<double> s(lat, links, 0.12, 1.0, kAnti, {}, reconstruct);
+  MetricsRegistry own;  // Half and Fp32Fp64: the sloppy operator rounded from the double one, in a context of its own
+  Context ictx{own, s.comm, s.ctx.grid};
+  std::unique_ptr<OperatorSetup<Ri>> apart;  // double and float: an operator of their own, with its own registry
+  std::unique_ptr<WilsonClover<Ri>> rounded;
+  if constexpr (std::is_same_v<Ri, double> || std::is_same_v<Ri, float>)
+    apart = std::make_unique<OperatorSetup<Ri>>(lat, links, 0.12, 1.0, kAnti, std::array<bool, 4>{}, reconstruct);
+  else
+    rounded = std::make_unique<WilsonClover<Ri>>(ictx, *s.op);
+  std::vector<Cd> x;
+  const CgResult r = solve(s, apart ? *apart->op : *rounded, ref::random_spinor(lat, 162), x, 1e-10);
+  ASSERT_TRUE(r.converged);
+  const std::string suffix = PrecisionTraits<Ri>::row_suffix;
+  SiteCost per_iteration;
+  for (const char* name : {"eo_clover", "oe_clover", "eo_clover_dag", "oe_clover_dag", "oe_clover_norm",
+                           "blas_cg_update", "blas_cg_direction"}) {
+    const std::string row = name + suffix;
+    const auto table = (apart ? apart->metrics : own).table();
+    const auto it = std::find_if(table.begin(), table.end(), [&](const KernelMetric& m) { return m.name == row; });
+    ASSERT_NE(it, table.end()) << row;
+    EXPECT_EQ(it->calls, r.iterations) << row;
+    per_iteration = per_iteration + SiteCost{it->flops / it->calls, it->bytes / it->calls};
+  }
+  const SiteCost expected = cg_iteration_cost<Ri>(reconstruct, 1);
+  const double n = s.geom.half_volume();
+  EXPECT_DOUBLE_EQ(per_iteration.bytes / n, expected.bytes);
+  EXPECT_DOUBLE_EQ(per_iteration.flops / n, expected.flops);
+}
+
+TEST(IterationCost, IsWhatTheLaunchesRecordDouble) {
+  check_iteration_cost<double>(18);
+  check_iteration_cost<double>(12);
+}
+TEST(IterationCost, IsWhatTheLaunchesRecordSingle) {
+  check_iteration_cost<float>(18);
+  check_iteration_cost<float>(12);
+  check_iteration_cost<float>(8);
+}
+TEST(IterationCost, IsWhatTheLaunchesRecordHalf) {
+  check_iteration_cost<Half>(18);
+  check_iteration_cost<Half>(12);
+}
+TEST(IterationCost, IsWhatTheLaunchesRecordFp32Fp64) {
+  check_iteration_cost<Fp32Fp64>(18);
+  check_iteration_cost<Fp32Fp64>(12);
+}
 
 }  // namespace
 }  // namespace emprism::test

@@ -6,13 +6,17 @@
 
 #include "kernels/blas.hpp"
 #include "kernels/launch.hpp"
+#include "src/physics/costs.hpp"
 
 namespace emprism::blas {
 
 template <typename R>
 inline double bytes_per_site() {
-  return PrecisionTraits<R>::spinor_bytes;
+  return kS<R>;
 }
+
+// The call's cost: a per-site cost (src/physics/costs.hpp) times n sites, under row.
+inline LaunchCost cost_of(const char* row, SiteCost c, double n) { return {row, c.flops * n, c.bytes * n}; }
 
 template <typename R>
 void zero(Context& ctx, ParitySpinor<R>& y) {
@@ -29,7 +33,7 @@ void convert(Context& ctx, ParitySpinor<Rout>& y, const ParitySpinor<Rin>& x) {
 template <typename R>
 void axpby(Context& ctx, double a, const ParitySpinor<R>& x, double b, ParitySpinor<R>& y) {
   const std::string row = std::string("blas_axpby") + PrecisionTraits<R>::row_suffix;
-  launch(ctx.metrics, {row.c_str(), 72.0 * x.sites(), 3 * x.sites() * bytes_per_site<R>()}, x.sites(),
+  launch(ctx.metrics, cost_of(row.c_str(), kAxpbyCost<R>, x.sites()), x.sites(),
          AxpbyFunctor<R>{x.view(), y.view(), real_t<R>(a), real_t<R>(b)});
 }
 
@@ -44,7 +48,7 @@ void caxpby(Context& ctx, std::complex<double> a, const ParitySpinor<R>& x, doub
 // y += a x (x may be of another precision), recorded under row.
 template <typename R, typename Rx>
 void axpy_row(Context& ctx, const char* row, double a, const ParitySpinor<Rx>& x, ParitySpinor<R>& y) {
-  launch(ctx.metrics, {row, 48.0 * x.sites(), x.sites() * (2 * bytes_per_site<R>() + bytes_per_site<Rx>())}, x.sites(),
+  launch(ctx.metrics, cost_of(row, kAxpyCost<R, Rx>, x.sites()), x.sites(),
          AxpyFunctor<R, Rx>{x.view(), y.view(), real_t<R>(a)});
 }
 
@@ -106,7 +110,7 @@ template <typename R>
 backend::PendingSums residual_update(Context& ctx, double alpha, const ParitySpinor<R>& w, ParitySpinor<R>& r) {
   const int n = r.sites();
   const std::string row = std::string("blas_cg_update") + PrecisionTraits<R>::row_suffix;
-  return launch_reduce_async<1>(ctx.metrics, {row.c_str(), 96.0 * n, 3.0 * n * bytes_per_site<R>()}, n,
+  return launch_reduce_async<1>(ctx.metrics, cost_of(row.c_str(), kResidualUpdateCost<R>, n), n,
                                 CgUpdateFunctor<R>{r.view(), w.view(), real_t<R>(alpha)});
 }
 
@@ -133,9 +137,8 @@ double cg_update_direction(Context& ctx, double alpha, double rr_old, const Pari
   backend::PendingSums pending = residual_update(ctx, alpha, w, r);
   const int n = x.sites();
   const std::string row = std::string("blas_cg_direction") + PrecisionTraits<R>::row_suffix;
-  const double bytes = n * (3 * bytes_per_site<R>() + 2 * bytes_per_site<solution_t<R>>());
   const double* rr = pending.device ? pending.device : pending.values;
-  launch(ctx.metrics, {row.c_str(), 120.0 * n, bytes}, n,
+  launch(ctx.metrics, cost_of(row.c_str(), kDirectionCost<R>, n), n,
          CgDirectionFunctor<R>{p.view(), r.view(), p_next.view(), x.view(), real_t<solution_t<R>>(alpha), real_t<R>(1),
                                rr_old, rr});
   return global_sum(ctx, pending);

@@ -166,15 +166,4 @@ class WilsonClover {
   Buffer<double> site_norm_;             // oe_clover's |v|^2 per site
 };
 
-// Flops and minimum bytes per even site of one CG iteration on Mhat^dag Mhat with reals of `real_bytes` bytes and links
-// of `link_reals` reals: the four kernels apply_mdagm launches (eo_clover, oe_clover with the fused |Mhat p|^2,
-// eo_clover_dag, oe_clover_dag) plus blas::cg_update (r and x: two launches) and the p update (blas::axpby), each as
-// its launcher reports it; on one rank (ranks == 1) x's and p's updates are one pass (blas::cg_update_direction: p
-// read once, one vector pass less).
-// For estimates (--dry-run).
-struct IterationCost {
-  double flops = 0, bytes = 0;
-};
-IterationCost cg_iteration_cost(int real_bytes, int link_reals = 18, int ranks = 1);
-
 }  // namespace emprism

@@ -1,13 +1,7 @@
 // dirac_impl.hpp: the template definitions of WilsonClover (dirac.hpp), the launchers of the Wilson-clover kernels.
-// Flops and minimum bytes per output site, with S = 24 R (spinor; half: 56 bytes), G = 18, 12 or 8 R (link in its
-// format), C = 72 R (clover block pair; half: 152 bytes, A^-1 in 16 bits with 2 norms; fp32: 224 bytes, A compressed,
-// kernels/clover_dynamic.hpp), R = sizeof(store_t) (fp32
-// for the links of the half operator, for links and clover of the fp32/fp64 operator, whose spinors are 96 bytes too):
-//   hopping 1320 flops, 8 G + S (each input spinor counted once, reused by neighbours); unpacking a link of 12 or 8
-//   reals is not counted (the flops of a call are those of the operator, whatever the format)
-//   clover mat-vec 552 flops, C;  xpay 48 flops, S;  |v|^2 of a site (oe_clover for CG) 48 flops, 8 bytes
-// Included only by the sources that instantiate one precision each (dirac.cpp: double and the iteration cost,
-// dirac_float.cpp, dirac_half.cpp, dirac_f32d.cpp), so that the GPU compilers build the precisions in parallel.
+// Their flops and minimum bytes per output site are those of src/physics/costs.hpp.
+// Included only by the sources that instantiate one precision each (dirac.cpp: double, dirac_float.cpp, dirac_half.cpp,
+// dirac_f32d.cpp), so that the GPU compilers build the precisions in parallel.
 #pragma once
 
 #include <algorithm>
@@ -20,13 +14,12 @@
 
 #include "kernels/halo_pack.hpp"
 #include "kernels/launch.hpp"
+#include "src/physics/costs.hpp"
 #include "src/physics/dirac.hpp"
 
 namespace emprism {
 
 namespace {
-
-constexpr double kHopFlops = 1320, kCloverFlops = 552, kXpayFlops = 48, kNormFlops = 48;
 
 template <typename R>
 std::array<std::size_t, 4> face_bytes(const Geometry& g) {
@@ -35,14 +28,6 @@ std::array<std::size_t, 4> face_bytes(const Geometry& g) {
     if (g.partitioned(mu)) b[mu] = static_cast<std::size_t>(g.arg().face_volume(mu)) * sizeof(HalfSpinor<real_t<R>>);
   return b;
 }
-
-// Bytes of one stored spinor (S) and clover block pair (C) of the precision R.
-template <typename R>
-constexpr double kS = PrecisionTraits<R>::spinor_bytes;
-template <typename R>
-constexpr double kC = kCloverDynamic<R> ? double(sizeof(CloverSiteC)) : 72.0 * sizeof(store_t<R>);
-template <>
-constexpr double kC<Half> = 2 * (sizeof(CloverBlock16) + sizeof(float));
 
 // The operator's storage of A (inverse false) or A^-1 of one parity: Half keeps A^-1 only (in 16 bits).
 template <typename R>
@@ -337,7 +322,7 @@ template <int Rc, typename Epi>
 void WilsonClover<R>::dslash_of(const char* name, double flops_per_site, double bytes_per_site, const Epi& epi) {
   const double n = geom_.half_volume();
   const std::string row = std::string(name) + PrecisionTraits<R>::row_suffix;
-  const LaunchCost cost{row.c_str(), flops_per_site * n, (8 * Rc * sizeof(store_t<R>) + bytes_per_site) * n};
+  const LaunchCost cost{row.c_str(), flops_per_site * n, (link_bytes<R>(Rc) + bytes_per_site) * n};
   // Partitioned, the interior kernel skips the hops that leave the rank and the whole kernel reads them from the halo
   // buffers: keys of their own. A whole policy is the only candidate of its list (comm/halo_policy.hpp), so the first
   // candidate says which kernel every application launches.
@@ -403,10 +388,11 @@ void WilsonClover<R>::eo_clover(ParitySpinor<R>& out_e, const ParitySpinor<R>& i
   DiracArg<R> a = make_arg(0, in_o);
   a.clover = clover_arg(0, true);
   a.out = out_e.view();
+  constexpr SiteCost c = kEoCloverCost<R>;
   if (dag)
-    dslash("eo_clover_dag", kHopFlops + kCloverFlops, 2 * kS<R> + kC<R>, EpiClover<R, true>{a});
+    dslash("eo_clover_dag", c.flops, c.bytes, EpiClover<R, true>{a});
   else
-    dslash("eo_clover", kHopFlops + kCloverFlops, 2 * kS<R> + kC<R>, EpiClover<R, false>{a});
+    dslash("eo_clover", c.flops, c.bytes, EpiClover<R, false>{a});
 }
 
 template <typename R>
@@ -419,10 +405,8 @@ void WilsonClover<R>::oe_clover(ParitySpinor<R>& out, ParitySpinor<R>& out2, con
   b.out2 = out2.view();
   b.site_norm = site_norm;
   b.b = real_t<R>(-params_.kappa * params_.kappa);
-  // With the norm: 48 more flops and one double written per site.
-  const double norm_flops = site_norm ? kNormFlops : 0, norm_bytes = site_norm ? 8.0 : 0;
-  dslash("oe_clover", kHopFlops + 2 * kCloverFlops + kXpayFlops + norm_flops, 4 * kS<R> + kC<R> + norm_bytes,
-         EpiCloverXpay<R>{b});
+  const SiteCost c = site_norm ? kOeCloverCost<R> + kSiteNormCost : kOeCloverCost<R>;
+  dslash("oe_clover", c.flops, c.bytes, EpiCloverXpay<R>{b});
 }
 
 template <typename R>
@@ -431,7 +415,8 @@ void WilsonClover<R>::oe_clover_dag(ParitySpinor<R>& out, const ParitySpinor<R>&
   b.x = x.view();
   b.out = out.view();
   b.b = real_t<R>(-params_.kappa * params_.kappa);
-  dslash("oe_clover_dag", kHopFlops + kXpayFlops, 3 * kS<R>, EpiXpay<R, true>{b});
+  constexpr SiteCost c = kOeCloverDagCost<R>;
+  dslash("oe_clover_dag", c.flops, c.bytes, EpiXpay<R, true>{b});
 }
 
 template <typename R>
@@ -455,8 +440,8 @@ void WilsonClover<R>::apply_mdagm(ParitySpinor<R>& out, ParitySpinor<R>& v, cons
   if (v_norm2) {  // summed on the device while the host goes on with Mhat^dag
     const double n = geom_.half_volume();
     const std::string row = std::string("oe_clover_norm") + PrecisionTraits<R>::row_suffix;
-    *v_norm2 = launch_reduce_async<1>(ctx_.metrics, {row.c_str(), n, 8 * n}, geom_.half_volume(),
-                                      SiteSumFunctor{site_norm_.data()});
+    *v_norm2 = launch_reduce_async<1>(ctx_.metrics, {row.c_str(), kSiteSumCost.flops * n, kSiteSumCost.bytes * n},
+                                      geom_.half_volume(), SiteSumFunctor{site_norm_.data()});
   }
   eo_clover(tmp_e_, tmp_o_, true);
   oe_clover_dag(out, tmp_e_, v);

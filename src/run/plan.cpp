@@ -4,9 +4,10 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <cstdint>
+#include <utility>
 
 #include "kernels/backend/runtime.hpp"
-#include "src/physics/dirac.hpp"
+#include "src/physics/costs.hpp"
 #include "src/run/gauge_setup.hpp"
 #include "src/run/parameters.hpp"
 
@@ -40,6 +41,29 @@ std::string seconds_str(double s) {
   return fmt::format("{:.1f} h", s / 3600);
 }
 
+// One CG iteration of the solver's precision (a mixed solve's: the sloppy one, with the run's links format), per even
+// site, and that precision's name.
+std::pair<SiteCost, const char*> iteration_cost(const Config& cfg, int ranks) {
+  const int rc = cfg.dirac.reconstruct;
+  switch (cfg.solver.precision) {
+    case Precision::Double:
+      return {cg_iteration_cost<double>(rc, ranks), "fp64"};
+    case Precision::Single:
+      return {cg_iteration_cost<float>(rc, ranks), "fp32"};
+    case Precision::Mixed:
+      break;
+  }
+  switch (cfg.solver.sloppy) {
+    case Sloppy::Half:
+      return {cg_iteration_cost<Half>(rc, ranks), "half sloppy"};
+    case Sloppy::SingleFp64:
+      return {cg_iteration_cost<Fp32Fp64>(rc, ranks), "fp32/fp64 sloppy"};
+    case Sloppy::Single:
+      break;
+  }
+  return {cg_iteration_cost<float>(rc, ranks), "fp32 sloppy"};
+}
+
 }  // namespace
 
 AssumedBandwidth nominal_bandwidth() {
@@ -56,15 +80,16 @@ std::string solve_plan(const Config& cfg, const ProcessGrid& grid, const Assumed
                        const std::set<std::string>& complete) {
   const Extents local = grid.local_extents(cfg.lattice.extents);
   const double half_volume = std::int64_t(local[0]) * local[1] * local[2] * local[3] / 2.0;
-  const int real_bytes = cfg.solver.precision == Precision::Double ? 8 : 4;  // mixed: the inner CG is fp32
   const int ranks = grid.dims[0] * grid.dims[1] * grid.dims[2] * grid.dims[3];
-  const IterationCost cost = cg_iteration_cost(real_bytes, cfg.dirac.reconstruct, ranks);
+  const auto [cost, precision] = iteration_cost(cfg, ranks);
   const double per_iteration = cost.bytes * half_volume / (bw.gbs * 1e9);
   std::string out = fmt::format(
-      "dry run: estimated times: one CG iteration moves {:.0f} bytes per even site ({:.0f} flops) of the local "
-      "lattice {}x{}x{}x{} at {}: {:.3g} ms per iteration; halo exchange, set-up and I/O not counted; the iteration "
-      "count is not known before solving, so each solve shows per 1000 iterations and the bound at max_iter\n",
-      cost.bytes, cost.flops, local[0], local[1], local[2], local[3], bw.source, 1e3 * per_iteration);
+      "dry run: estimated times: one CG iteration ({}, links of {} reals) moves {:.0f} bytes per even site ({:.0f} "
+      "flops) of the local lattice {}x{}x{}x{} at {}: {:.3g} ms per iteration; halo exchange, set-up, I/O and a mixed "
+      "solve's reliable updates not counted; the iteration count is not known before solving, so each solve shows "
+      "per 1000 iterations and the bound at max_iter\n",
+      precision, cfg.dirac.reconstruct, cost.bytes, cost.flops, local[0], local[1], local[2], local[3], bw.source,
+      1e3 * per_iteration);
   out += "dry run: gauge field: " + gauge_description(cfg) + "\n";
   if (cfg.generate.enabled)
     out += fmt::format("dry run: [generate]: {} configuration(s), {} sweeps apart, written as {}_<sweep>.{}\n",

@@ -1,9 +1,10 @@
 // plan.hpp: what a run would do, for --dry-run: the gauge step and the solves in the order they run, each with its
 // type, precision, tolerance and max_iter, its sources (1, or the 12 spin-colour columns of a propagator) and an
-// estimated time. The estimate is stated with what it assumes: a CG iteration moves the operator's minimum bytes
-// (physics/dirac.hpp cg_iteration_cost) through memory at the rank's bandwidth (the measured peak when metrics.peak
-// is true, else a stated nominal figure for the backend); halo exchange, set-up and I/O are not counted; the iteration
-// count is unknown before solving, so the time is given per 1000 iterations and at max_iter (the bound).
+// estimated time. The estimate is stated with what it assumes: a CG iteration of the solver's precision (a mixed
+// solve's sloppy one) moves its kernels' minimum bytes (physics/costs.hpp cg_iteration_cost, the figures the launchers
+// record) through memory at the rank's bandwidth (the measured peak when metrics.peak is true, else a stated nominal
+// figure for the backend); halo exchange, set-up, I/O and reliable updates are not counted; the iteration count is
+// unknown before solving, so the time is given per 1000 iterations and at max_iter (the bound).
 // Who may call: the driver (rank 0 prints the text; computing it is local and collective-free).
 #pragma once
 

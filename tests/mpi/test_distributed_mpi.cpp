@@ -32,6 +32,7 @@
 #include "src/lattice/gauge.hpp"
 #include "src/physics/cg.hpp"
 #include "src/physics/clover.hpp"
+#include "src/physics/costs.hpp"
 #include "src/physics/dirac.hpp"
 #include "src/physics/sources.hpp"
 #include "tests/support/mpi_test.hpp"
@@ -88,6 +89,43 @@ void check_policies(WilsonClover<R>& op, const SpinorField<R>& b, const std::vec
   }
 }
 
+// The dry run's iteration cost (src/physics/costs.hpp) on this grid: a mixed solve whose fp32 operator records into a
+// registry of its own; per call, the rows of a CG iteration (the four hot kernels, the |Mhat p|^2 sum, the residual
+// update, and x's and p's updates: two launches on several ranks, one on one) add up to cg_iteration_cost<float>.
+void check_iteration_cost(Communicator& comm, const ProcessGrid& grid, const Geometry& geom, const HostGauge& u,
+                          const HostClover& clover, const DiracParams& dp, WilsonClover<double>& outer,
+                          const SpinorField<double>& b) {
+  MetricsRegistry own;
+  Context ctx{own, comm, grid};
+  WilsonClover<float> inner(ctx, geom, u, clover, dp);
+  SpinorField<double> x(geom);
+  CgParams p;
+  p.tol = 1e-11;
+  solve_eo_cg(outer, inner, b, x, p);
+  std::vector<std::string> rows{"eo_clover",     "oe_clover",      "eo_clover_dag",
+                                "oe_clover_dag", "oe_clover_norm", "blas_cg_update"};
+  if (comm.size() == 1)
+    rows.push_back("blas_cg_direction");
+  else
+    rows.insert(rows.end(), {"blas_cg_solution", "blas_axpby"});
+  SiteCost sum;
+  for (const std::string& row : rows) {
+    bool found = false;
+    for (const KernelMetric& m : own.table())
+      if (m.name == row && m.calls > 0) {
+        found = true;
+        sum = sum + SiteCost{m.flops / m.calls, m.bytes / m.calls};
+      }
+    check(found, "iteration cost: no row " + row);
+  }
+  const SiteCost c = cg_iteration_cost<float>(18, comm.size());
+  const double n = geom.half_volume();
+  check(std::abs(sum.bytes / n - c.bytes) <= 1e-9 * c.bytes && std::abs(sum.flops / n - c.flops) <= 1e-9 * c.flops,
+        "iteration cost: the launches record " + std::to_string(sum.bytes / n) + " bytes and " +
+            std::to_string(sum.flops / n) + " flops per site, cg_iteration_cost<float> says " +
+            std::to_string(c.bytes) + " and " + std::to_string(c.flops));
+}
+
 // The whole computation on the geometry of this communicator/grid, with the given halo transport.
 Results compute(Communicator& comm, const ProcessGrid& grid, const Geometry& geom,
                 const TransportRequest& transport = {}, std::string* policy = nullptr) {
@@ -135,6 +173,7 @@ Results compute(Communicator& comm, const ProcessGrid& grid, const Geometry& geo
   p.tol = 1e-11;
   solve_eo_cg(opd, ops, bd, xd, p);
   r.x_mixed = spinor_to_natural(geom, xd);
+  check_iteration_cost(comm, grid, geom, u, clover, dp, opd, bd);
   return r;
 }
 
