@@ -219,11 +219,11 @@ void check_iteration_cost(int reconstruct) {
   const CgResult r = solve(s, apart ? *apart->op : *rounded, ref::random_spinor(lat, 162), x, 1e-10);
   ASSERT_TRUE(r.converged);
   const std::string suffix = PrecisionTraits<Ri>::row_suffix;
+  const std::vector<KernelMetric> table = (apart ? apart->metrics : own).table();
   SiteCost per_iteration;
   for (const char* name : {"eo_clover", "oe_clover", "eo_clover_dag", "oe_clover_dag", "oe_clover_norm",
                            "blas_cg_update", "blas_cg_direction"}) {
     const std::string row = name + suffix;
-    const auto table = (apart ? apart->metrics : own).table();
     const auto it = std::find_if(table.begin(), table.end(), [&](const KernelMetric& m) { return m.name == row; });
     ASSERT_NE(it, table.end()) << row;
     EXPECT_EQ(it->calls, r.iterations) << row;
