@@ -17,7 +17,6 @@
 
 #include "kernels/errors.hpp"
 #include "src/physics/costs.hpp"
-#include "src/physics/dirac.hpp"
 #include "src/run/input.hpp"
 #include "src/run/overrides.hpp"
 #include "src/run/plan.hpp"

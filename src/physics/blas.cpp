@@ -10,22 +10,17 @@
 
 namespace emprism::blas {
 
-template <typename R>
-inline double bytes_per_site() {
-  return kS<R>;
-}
-
 // The call's cost: a per-site cost (src/physics/costs.hpp) times n sites, under row.
 inline LaunchCost cost_of(const char* row, SiteCost c, double n) { return {row, c.flops * n, c.bytes * n}; }
 
 template <typename R>
 void zero(Context& ctx, ParitySpinor<R>& y) {
-  launch(ctx.metrics, {"blas_zero", 0.0, y.sites() * bytes_per_site<R>()}, y.sites(), ZeroFunctor<R>{y.view()});
+  launch(ctx.metrics, {"blas_zero", 0.0, y.sites() * kS<R>}, y.sites(), ZeroFunctor<R>{y.view()});
 }
 
 template <typename Rout, typename Rin>
 void convert(Context& ctx, ParitySpinor<Rout>& y, const ParitySpinor<Rin>& x) {
-  launch(ctx.metrics, {"blas_copy", 0.0, x.sites() * (bytes_per_site<Rout>() + bytes_per_site<Rin>())}, x.sites(),
+  launch(ctx.metrics, {"blas_copy", 0.0, x.sites() * (kS<Rout> + kS<Rin>)}, x.sites(),
          ConvertFunctor<Rout, Rin>{y.view(), x.view()});
 }
 
@@ -41,7 +36,7 @@ void axpby(Context& ctx, double a, const ParitySpinor<R>& x, double b, ParitySpi
 template <typename R>
 void caxpby(Context& ctx, std::complex<double> a, const ParitySpinor<R>& x, double b, ParitySpinor<R>& y) {
   launch(
-      ctx.metrics, {"blas_caxpby", 120.0 * x.sites(), 3 * x.sites() * bytes_per_site<R>()}, x.sites(),
+      ctx.metrics, {"blas_caxpby", 120.0 * x.sites(), 3 * x.sites() * kS<R>}, x.sites(),
       CaxpbyFunctor<R>{x.view(), y.view(), Complex<real_t<R>>{real_t<R>(a.real()), real_t<R>(a.imag())}, real_t<R>(b)});
 }
 
@@ -59,16 +54,16 @@ void axpy(Context& ctx, double a, const ParitySpinor<Rx>& x, ParitySpinor<R>& y)
 
 template <typename R>
 double norm2(Context& ctx, const ParitySpinor<R>& x) {
-  Sums<1> s = launch_reduce<1>(ctx.metrics, {"blas_norm2", 48.0 * x.sites(), x.sites() * bytes_per_site<R>()},
-                               x.sites(), Norm2Functor<R>{x.view()});
+  Sums<1> s = launch_reduce<1>(ctx.metrics, {"blas_norm2", 48.0 * x.sites(), x.sites() * kS<R>}, x.sites(),
+                               Norm2Functor<R>{x.view()});
   ctx.comm.sum(s.v, 1);
   return s.v[0];
 }
 
 template <typename R>
 std::complex<double> dot(Context& ctx, const ParitySpinor<R>& x, const ParitySpinor<R>& y) {
-  Sums<2> s = launch_reduce<2>(ctx.metrics, {"blas_dot", 96.0 * x.sites(), 2 * x.sites() * bytes_per_site<R>()},
-                               x.sites(), DotFunctor<R>{x.view(), y.view()});
+  Sums<2> s = launch_reduce<2>(ctx.metrics, {"blas_dot", 96.0 * x.sites(), 2 * x.sites() * kS<R>}, x.sites(),
+                               DotFunctor<R>{x.view(), y.view()});
   ctx.comm.sum(s.v, 2);
   return {s.v[0], s.v[1]};
 }
@@ -76,7 +71,7 @@ std::complex<double> dot(Context& ctx, const ParitySpinor<R>& x, const ParitySpi
 // Sum of the two local parity norms, one reduction.
 template <typename R>
 double norm2(Context& ctx, const SpinorField<R>& x) {
-  const LaunchCost c{"blas_norm2", 48.0 * x.even.sites(), x.even.sites() * bytes_per_site<R>()};
+  const LaunchCost c{"blas_norm2", 48.0 * x.even.sites(), x.even.sites() * kS<R>};
   Sums<1> s = launch_reduce<1>(ctx.metrics, c, x.even.sites(), Norm2Functor<R>{x.even.view()});
   const Sums<1> t = launch_reduce<1>(ctx.metrics, c, x.odd.sites(), Norm2Functor<R>{x.odd.view()});
   s.v[0] += t.v[0];
@@ -90,7 +85,7 @@ double residual(Context& ctx, const SpinorField<R>& b, SpinorField<R>& r) {
   double s[1] = {0};
   for (int p = 0; p < 2; ++p) {
     const int n = r.parity(p).sites();
-    s[0] += launch_reduce<1>(ctx.metrics, {"blas_residual", 72.0 * n, 3 * n * bytes_per_site<R>()}, n,
+    s[0] += launch_reduce<1>(ctx.metrics, {"blas_residual", 72.0 * n, 3 * n * kS<R>}, n,
                              ResidualFunctor<R>{b.parity(p).view(), r.parity(p).view()})
                 .v[0];
   }
