@@ -57,6 +57,24 @@ template <typename R>
 EMPRISM_HD inline Complex<R> conj_mul(Complex<R> a, Complex<R> b) {
   return {a.re * b.re + a.im * b.im, a.re * b.im - a.im * b.re};
 }
+// acc + a b and acc + conj(a) b, each part a chain of two multiply-adds on acc, which compilers that contract (nvcc,
+// hipcc) turn into fused multiply-adds; the same as acc plus the product up to rounding.
+template <typename R>
+EMPRISM_HD inline Complex<R> mul_add(Complex<R> a, Complex<R> b, Complex<R> acc) {
+  acc.re = acc.re + a.re * b.re;
+  acc.re = acc.re + (-a.im) * b.im;
+  acc.im = acc.im + a.re * b.im;
+  acc.im = acc.im + a.im * b.re;
+  return acc;
+}
+template <typename R>
+EMPRISM_HD inline Complex<R> conj_mul_add(Complex<R> a, Complex<R> b, Complex<R> acc) {
+  acc.re = acc.re + a.re * b.re;
+  acc.re = acc.re + a.im * b.im;
+  acc.im = acc.im + a.re * b.im;
+  acc.im = acc.im + (-a.im) * b.re;
+  return acc;
+}
 // i * a
 template <typename R>
 EMPRISM_HD inline Complex<R> times_i(Complex<R> a) {

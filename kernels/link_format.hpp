@@ -53,9 +53,10 @@ EMPRISM_HD inline Complex<float> link_phase(float a) {
 }
 EMPRISM_HD inline Complex<double> link_phase(double a) { return {cos(a), sin(a)}; }
 
+// conj(a1 b2 - a2 b1): one entry of conj(a x b), as chains of multiply-adds (kernels/complex.hpp's mul_add)
 template <typename R>
 EMPRISM_HD inline Complex<R> cross_conj(Complex<R> a1, Complex<R> b2, Complex<R> a2, Complex<R> b1) {
-  return conj(a1 * b2 - a2 * b1);  // conj(a1 b2 - a2 b1): one entry of conj(a x b)
+  return conj(mul_add(a1, b2, -(a2 * b1)));
 }
 
 template <int Rc, typename R>
