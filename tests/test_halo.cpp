@@ -83,5 +83,23 @@ TEST(Halo, FaceIndexInvertsFaceCoords) {
         }
 }
 
+// The kernels' site coordinates (LatticeArg::coords) invert the checkerboard index, with the site's parity, for
+// every site of both parities, on the first and on a later rank of a grid.
+TEST(Halo, CoordsInvertCheckerboardIndex) {
+  const Extents global{8, 6, 8, 10};
+  for (const Extents& origin : {Extents{0, 0, 0, 0}, Extents{4, 0, 0, 0}}) {
+    const Geometry g(global, {4, 6, 8, 10}, origin);
+    const LatticeArg& a = g.arg();
+    for (int p = 0; p < 2; ++p)
+      for (int cb = 0; cb < a.vh; ++cb) {
+        int x[4];
+        a.coords(cb, p, x);
+        for (int mu = 0; mu < 4; ++mu) ASSERT_TRUE(x[mu] >= 0 && x[mu] < a.l[mu]) << "cb " << cb << " mu " << mu;
+        ASSERT_EQ(a.cb_index(x), cb);
+        ASSERT_EQ(g.parity(x), p);
+      }
+  }
+}
+
 }  // namespace
 }  // namespace emprism::test
