@@ -95,6 +95,10 @@ struct BlockedArray {
     }
     return u.t;
   }
+  EMPRISM_HD void prefetch(int i) const {  // every block of element i into L2 (prefetch_l2: a hint)
+    EMPRISM_UNROLL
+    for (int k = 0; k < kBlocks; ++k) prefetch_l2(&at(k, i));
+  }
   EMPRISM_HD void store(int i, const T& t) const {
     union {
       T t;

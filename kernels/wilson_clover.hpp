@@ -270,6 +270,19 @@ struct EpiCloverPlus {
 template <typename Epi>
 constexpr bool kBoundedHop = std::is_same_v<typename decltype(Epi::a)::precision, float>;
 
+// The fp32/fp64 operator's EpiXpay interior kernel (oe_clover_dag_f32d) with links of 12 reals asks for its site's four
+// forward links in L2 before its hops (prefetch_l2): the kernel with the fewest bytes per site (no clover term) to
+// cover the fp64 arithmetic's latency, at 128 registers and 16 warps per SM on sm_90. Measured on an H100
+// (BENCHMARKS.md, 2026-11-28): +1.1 to +2.4 points of the peak there; with links of 18, or in the kernels with a
+// clover term, it cost up to 2 points, so they do not.
+template <typename Epi>
+struct IsXpayEpilogue : std::false_type {};
+template <typename P, bool Dag>
+struct IsXpayEpilogue<EpiXpay<P, Dag>> : std::true_type {};
+template <typename Epi, int Rc>
+constexpr bool kPrefetchLinks =
+    Rc == 12 && std::conjunction_v<IsXpayEpilogue<Epi>, std::is_same<typename decltype(Epi::a)::precision, Fp32Fp64>>;
+
 template <typename Epi, int Rc = 18>
 struct DslashInterior {
   static constexpr bool kBoundedVariant = kBoundedHop<Epi>;
@@ -278,6 +291,8 @@ struct DslashInterior {
     const auto& hop = e.a.hop;
     int x[4];
     hop.lat.coords(cb, hop.out_parity, x);
+    if constexpr (kPrefetchLinks<Epi, Rc>)
+      for (int mu = 0; mu < 4; ++mu) hop.gauge.template view<Rc>().sub(hop.out_parity, mu).prefetch(cb);
     auto acc = zero_spinor<decltype(hop.phase[0].re)>();
     apply_hopping<Epi::kDag, HopPart::Interior, Rc>(hop, x, cb, acc);
     if (hop.lat.on_boundary(x))

@@ -84,6 +84,16 @@ EMPRISM_HD inline B load_streaming(const B* p) {
 #endif
 }
 
+// A hint that *p will be read soon: on NVIDIA GPUs prefetch.global.L2 (its line into L2, no register written), nothing
+// elsewhere (a kernel's result never depends on it).
+EMPRISM_HD inline void prefetch_l2(const void* p) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+#else
+  (void)p;
+#endif
+}
+
 // *p = b for data no kernel reads back soon (the hot kernels' outputs): st.global.cs on NVIDIA GPUs (evict first, so
 // the written lines leave L2 before the spinors the kernel still reads), a plain store elsewhere.
 template <typename B>
