@@ -9,7 +9,8 @@
 #   2. builds the backend (default CUDA for sm_90) into $build with -j $jobs; on failure it exits 1, logs in $out.
 # Environment (all optional): EMPRISM_DEVICE_BACKEND (default CUDA), EMPRISM_DEVICE_EXTENTS (default
 # "32, 32, 32, 64"), EMPRISM_DEVICE_FORCE_DEBS=1, EMPRISM_DEVICE_JOBS (default 16), EMPRISM_DEVICE_BUILD_DIR
-# (default build-device).
+# (default build-device), EMPRISM_DEVICE_TARGETS (the CMake targets to build, space-separated; default all, e.g.
+# "emprism-mpi" to skip the test binaries).
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 out=${OUT:-$repo/${EMPRISM_DEVICE_NAME}_out}
@@ -86,7 +87,7 @@ if ! cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release "${backend_flags[@]
   tail -40 "$out/cmake.log"
   exit 1
 fi
-if ! cmake --build "$build" -j "$jobs" > "$out/build.log" 2>&1; then
+if ! cmake --build "$build" -j "$jobs" ${EMPRISM_DEVICE_TARGETS:+--target $EMPRISM_DEVICE_TARGETS} > "$out/build.log" 2>&1; then
   say "BUILD: failed"
   grep -E "error" "$out/build.log" | head -30
   tail -30 "$out/build.log"
