@@ -21,13 +21,13 @@ struct LatticeArg {
 
   // Local coordinates of checkerboard site cb of the given (global) parity.
   EMPRISM_HD void coords(int cb, int parity, int x[4]) const {
-    const unsigned lxh = unsigned(l[0]) / 2u, l1 = unsigned(l[1]), l2 = unsigned(l[2]);  // unsigned: fewer instructions
-    unsigned r = unsigned(cb) / lxh;
-    const int xh = int(unsigned(cb) - r * lxh);
-    const unsigned r2 = r / l1;
-    x[1] = int(r - r2 * l1);
-    x[3] = int(r2 / l2);
-    x[2] = int(r2 - unsigned(x[3]) * l2);
+    const int lxh = l[0] / 2;
+    int r = cb / lxh;
+    const int xh = cb - r * lxh;
+    x[1] = r % l[1];
+    r /= l[1];
+    x[2] = r % l[2];
+    x[3] = r / l[2];
     const int odd_row = (x[1] + x[2] + x[3] + origin_parity() + parity) & 1;
     x[0] = 2 * xh + odd_row;
   }
