@@ -122,10 +122,15 @@ EMPRISM_HD inline void accumulate_reconstructed(Spinor<R>& acc, const HalfSpinor
   }
 }
 
-// U h and U^dag h: a link in L on a half spinor in R, the arithmetic in R (kernels/su3.hpp).
+// U h and U^dag h: a link in L on a half spinor in R, the arithmetic in R (kernels/su3.hpp; mul<false>: the products
+// summed separately).
+template <bool Chained = kChainedProducts, typename L, typename R>
+EMPRISM_HD inline HalfSpinor<R> mul(const SU3<L>& u, const HalfSpinor<R>& h) {
+  return HalfSpinor<R>{{mul<Chained>(u, h.h[0]), mul<Chained>(u, h.h[1])}};
+}
 template <typename L, typename R>
 EMPRISM_HD inline HalfSpinor<R> operator*(const SU3<L>& u, const HalfSpinor<R>& h) {
-  return HalfSpinor<R>{{u * h.h[0], u * h.h[1]}};
+  return mul(u, h);
 }
 template <typename L, typename R>
 EMPRISM_HD inline HalfSpinor<R> adj_mul(const SU3<L>& u, const HalfSpinor<R>& h) {

@@ -2,9 +2,8 @@
 // Convention: U.e[row][col]; a link U_mu(x) maps colour vectors at x+mu to x (docs/conventions.md section 2).
 // U v and U^dag v take the link in its own precision L and compute in the vector's R, widening each entry where it
 // multiplies: the fp32/fp64 operator keeps its fp32 links in fp32 (kernels/views.hpp), 18 registers where an
-// SU3<double> takes 36. Each entry of their result is summed as one chain of multiply-adds (kernels/complex.hpp's
-// mul_add), which the GPU compilers fuse: on sm_90 about 190-250 fewer instructions per hopping kernel than the sum
-// of separate products (4-9%; BENCHMARKS.md, 2026-11-28).
+// SU3<double> takes 36. Each entry of their result is a sum of three products (sum3), summed as one chain of
+// multiply-adds except on AMD GPUs (kChainedProducts, kernels/backend/defs.hpp) and in mul<false>.
 // Who may call: kernels and host code alike.
 #pragma once
 
@@ -66,21 +65,40 @@ EMPRISM_HD inline Complex<R> widen(Complex<L> z) {
   return {R(z.re), R(z.im)};
 }
 
-// U v (U in L, v in R: the arithmetic in R)
+// a0 b0 + a1 b1 + a2 b2 (Conj: conj(a0) b0 + ...) in R, each a widened to R where it multiplies: as one chain of
+// multiply-adds (kernels/complex.hpp's mul_add) where Chained, else as the sum of the three products; the same up to
+// rounding.
+template <bool Conj, bool Chained, typename L, typename R>
+EMPRISM_HD inline Complex<R> sum3(Complex<L> a0, Complex<R> b0, Complex<L> a1, Complex<R> b1, Complex<L> a2,
+                                  Complex<R> b2) {
+  if constexpr (Chained && Conj) {
+    return conj_mul_add(widen<R>(a2), b2, conj_mul_add(widen<R>(a1), b1, conj_mul(widen<R>(a0), b0)));
+  } else if constexpr (Chained) {
+    return mul_add(widen<R>(a2), b2, mul_add(widen<R>(a1), b1, widen<R>(a0) * b0));
+  } else if constexpr (Conj) {
+    return conj_mul(widen<R>(a0), b0) + conj_mul(widen<R>(a1), b1) + conj_mul(widen<R>(a2), b2);
+  } else {
+    return widen<R>(a0) * b0 + widen<R>(a1) * b1 + widen<R>(a2) * b2;
+  }
+}
+
+// U v (U in L, v in R: the arithmetic in R); mul<false> sums as separate products where chains cost registers.
+template <bool Chained = kChainedProducts, typename L, typename R>
+EMPRISM_HD inline ColorVec<R> mul(const SU3<L>& u, const ColorVec<R>& v) {
+  ColorVec<R> r;
+  for (int i = 0; i < 3; ++i) r.c[i] = sum3<false, Chained>(u.e[i][0], v.c[0], u.e[i][1], v.c[1], u.e[i][2], v.c[2]);
+  return r;
+}
 template <typename L, typename R>
 EMPRISM_HD inline ColorVec<R> operator*(const SU3<L>& u, const ColorVec<R>& v) {
-  ColorVec<R> r;
-  for (int i = 0; i < 3; ++i)
-    r.c[i] = mul_add(widen<R>(u.e[i][2]), v.c[2], mul_add(widen<R>(u.e[i][1]), v.c[1], widen<R>(u.e[i][0]) * v.c[0]));
-  return r;
+  return mul(u, v);
 }
 // U^dag v (U in L, v in R: the arithmetic in R)
 template <typename L, typename R>
 EMPRISM_HD inline ColorVec<R> adj_mul(const SU3<L>& u, const ColorVec<R>& v) {
   ColorVec<R> r;
   for (int i = 0; i < 3; ++i)
-    r.c[i] = conj_mul_add(widen<R>(u.e[2][i]), v.c[2],
-                          conj_mul_add(widen<R>(u.e[1][i]), v.c[1], conj_mul(widen<R>(u.e[0][i]), v.c[0])));
+    r.c[i] = sum3<true, kChainedProducts>(u.e[0][i], v.c[0], u.e[1][i], v.c[1], u.e[2][i], v.c[2]);
   return r;
 }
 

@@ -4,6 +4,7 @@
 // addressing, kernels/views.hpp), else 0. load_streaming and store_streaming read and write data a kernel touches
 // once, where EMPRISM_STREAMING is 1 (below). EMPRISM_CLOVER_DYNAMIC chooses the fp32 operator's clover format.
 // fast_sincos, fast_sqrt and fast_rcp are the fp32 functions of the GPUs' special function units (below).
+// kChainedProducts chooses how kernels/su3.hpp sums the products of a link and a colour vector (below).
 // Who may include: every kernels/ header. No kernel body tests these macros.
 #pragma once
 
@@ -28,6 +29,12 @@
 #endif
 
 namespace emprism {
+
+// How U v sums its three products per entry (kernels/su3.hpp): true, one chain of multiply-adds, which nvcc fuses
+// (sm_90: 190-250 fewer instructions per hopping kernel, registers unchanged); false on AMD GPUs, the sum of the three
+// products, which hipcc contracts as well and schedules in fewer VGPRs (gfx90a: the fp32/fp64 operator's interior
+// kernels at 124-128 VGPRs, 4 waves per SIMD, against 130-136 and 3 waves as chains).
+constexpr bool kChainedProducts = !EMPRISM_AMDGPU;
 
 // EMPRISM_STREAMING is 1 where load_streaming and store_streaming differ from plain accesses (NVIDIA GPUs), else 0:
 // the views call them only then (on gfx90a even an inlined plain copy through them raised the fp64 hopping kernels
