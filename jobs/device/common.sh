@@ -87,7 +87,9 @@ if ! cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release "${backend_flags[@]
   tail -40 "$out/cmake.log"
   exit 1
 fi
-if ! cmake --build "$build" -j "$jobs" ${EMPRISM_DEVICE_TARGETS:+--target $EMPRISM_DEVICE_TARGETS} > "$out/build.log" 2>&1; then
+targets=()
+if [ -n "${EMPRISM_DEVICE_TARGETS:-}" ]; then read -ra targets <<< "--target $EMPRISM_DEVICE_TARGETS"; fi
+if ! cmake --build "$build" -j "$jobs" "${targets[@]}" > "$out/build.log" 2>&1; then
   say "BUILD: failed"
   grep -E "error" "$out/build.log" | head -30
   tail -30 "$out/build.log"
