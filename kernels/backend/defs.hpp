@@ -31,8 +31,9 @@
 namespace emprism {
 
 // How U v sums its three products per entry (kernels/su3.hpp): true, one chain of multiply-adds, which nvcc fuses
-// (sm_90: 190-250 fewer instructions per hopping kernel, registers unchanged); false on AMD GPUs, the sum of the three
-// products, which hipcc contracts as well and schedules in fewer VGPRs (gfx90a: the fp32/fp64 operator's interior
+// (sm_90: 190-250 fewer instructions per hopping kernel, the interior kernels' registers unchanged, the fp64 whole
+// kernel with links of 18 at 146 against 140, the halo hop kept out by mul<false>); false on AMD GPUs, the sum of the
+// three products, which hipcc contracts as well and schedules in fewer VGPRs (gfx90a: the fp32/fp64 operator's interior
 // kernels at 124-128 VGPRs, 4 waves per SIMD, against 130-136 and 3 waves as chains).
 constexpr bool kChainedProducts = !EMPRISM_AMDGPU;
 
