@@ -45,15 +45,22 @@ EMPRISM_HD inline float link_atan2(float y, float x) { return atan2f(y, x); }
 EMPRISM_HD inline double link_atan2(double y, double x) { return atan2(y, x); }
 // exp(i a) for a phase of an 8-real link (|a| <= pi, from atan2): in fp32 the GPUs' fast intrinsic (fast_sincos,
 // kernels/backend/defs.hpp: absolute error <= 2^-21.41 per entry on NVIDIA GPUs instead of ~1 ulp; the full-precision
-// cosf and sinf, with their slow-path range reduction, bound the fp32 kernels of links of 8 reals), in fp64 sin, cos.
+// cosf and sinf, with their slow-path range reduction, bound the fp32 kernels of links of 8 reals), in fp64
+// phase_sincos (kernels/backend/defs.hpp: sincospi(a / pi) on NVIDIA GPUs, no slow path, fp64 rounding).
 EMPRISM_HD inline Complex<float> link_phase(float a) {
   float s, c;
   fast_sincos(a, &s, &c);
   return {c, s};
 }
-EMPRISM_HD inline Complex<double> link_phase(double a) { return {cos(a), sin(a)}; }
+EMPRISM_HD inline Complex<double> link_phase(double a) {
+  double s, c;
+  phase_sincos(a, &s, &c);
+  return {c, s};
+}
 
-// conj(a1 b2 - a2 b1): one entry of conj(a x b), as chains of multiply-adds (kernels/complex.hpp's mul_add)
+// conj(a1 b2 - a2 b1): one entry of conj(a x b), as chains of multiply-adds (kernels/complex.hpp's mul_add) on every
+// backend: on gfx90a the plain difference of products (tried 2026-11-28) gives HaloPack with links of 12 back a wave
+// (fp64 5 -> 6, fp32/fp64 6 -> 7), but fp32 exterior kernels with links of 12 lose one (7 -> 6, 6 -> 5)
 template <typename R>
 EMPRISM_HD inline Complex<R> cross_conj(Complex<R> a1, Complex<R> b2, Complex<R> a2, Complex<R> b1) {
   return conj(mul_add(a1, b2, -(a2 * b1)));

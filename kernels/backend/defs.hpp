@@ -3,7 +3,8 @@
 // the compiler at hand to unroll the next loop; EMPRISM_AMDGPU is 1 in code compiled for an AMD GPU (the views'
 // addressing, kernels/views.hpp), else 0. load_streaming and store_streaming read and write data a kernel touches
 // once, where EMPRISM_STREAMING is 1 (below). EMPRISM_CLOVER_DYNAMIC chooses the fp32 operator's clover format.
-// fast_sincos, fast_sqrt and fast_rcp are the fp32 functions of the GPUs' special function units (below).
+// fast_sincos, fast_sqrt and fast_rcp are the fp32 functions of the GPUs' special function units (below);
+// phase_sincos the fp64 sine and cosine of a phase.
 // kChainedProducts chooses how kernels/su3.hpp sums the products of a link and a colour vector (below).
 // Who may include: every kernels/ header. No kernel body tests these macros.
 #pragma once
@@ -130,6 +131,23 @@ EMPRISM_HD inline void fast_sincos(float a, float* s, float* c) {
   __sincosf(a, s, c);
 #else
   sincosf(a, s, c);
+#endif
+}
+
+// *s = sin(a), *c = cos(a) in fp64 for |a| <= pi, where compiled for an NVIDIA GPU through sincospi(a / pi): its
+// range reduction (to a quarter turn) is exact and short, where sin and cos of a double carry a slow path for large
+// arguments (Payne-Hanek: a 40-byte stack frame in every fp64 kernel of links of 8 reals on sm_90; H100, 2026-11-28:
+// those kernels 1.5-3.5 points of the peak faster without it, BENCHMARKS.md). The quotient a / pi is rounded once
+// (relative 2^-53, with 1 / pi's rounding), so the angle is off by at most ~1e-15: fp64 rounding, not an
+// approximation. Elsewhere sin and cos (gfx90a: no stack there, and sincospi cost a wave in one exterior kernel).
+// Who may call: code whose argument satisfies |a| <= pi (the fp64 phases of links of 8 reals:
+// kernels/link_format.hpp).
+EMPRISM_HD inline void phase_sincos(double a, double* s, double* c) {
+#if defined(__CUDA_ARCH__)
+  sincospi(a * 0.318309886183790671537767526745, s, c);  // 1 / pi
+#else
+  *s = sin(a);
+  *c = cos(a);
 #endif
 }
 
