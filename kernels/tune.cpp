@@ -91,9 +91,8 @@ std::string LaunchVariant::describe() const {
   return "b" + std::to_string(block) + (min_occupancy > 0 ? "/o" + std::to_string(min_occupancy) : "");
 }
 
-std::string tune_key(const std::string& kernel, int real_bytes, int links_format, long long sites) {
-  return kernel + "|fp" + std::to_string(8 * real_bytes) + "|r" + std::to_string(links_format) + "|" +
-         std::to_string(sites);
+std::string tune_key(const std::string& kernel, const std::string& precision, int links_format, long long sites) {
+  return kernel + "|" + precision + "|r" + std::to_string(links_format) + "|" + std::to_string(sites);
 }
 
 std::string tune_version(const std::string& git_hash, const std::string& backend,

@@ -55,8 +55,9 @@ std::string format_tune_cache(const TuneIdentity& id, const TuneEntries& entries
 // Checks the header, the identity, the checksum and every line; variants must be among the candidates.
 TuneCacheText parse_tune_cache(const std::string& text, const TuneIdentity& id,
                                const std::vector<LaunchVariant>& candidates);
-// "eo_clover|fp32|r18|65536": the key of a launch (no tabs or newlines in the kernel name).
-std::string tune_key(const std::string& kernel, int real_bytes, int links_format, long long sites);
+// "eo_clover|fp32|r18|65536": the key of a launch (no tabs or newlines in the kernel name), with the name of its
+// precision (kernels/half.hpp's PrecisionTraits<R>::name: "fp32", "fp64", "half", "fp32/fp64").
+std::string tune_key(const std::string& kernel, const std::string& precision, int links_format, long long sites);
 // The identity's version text for a git hash, a backend name and the candidates (so another list is foreign).
 std::string tune_version(const std::string& git_hash, const std::string& backend,
                          const std::vector<LaunchVariant>& candidates);

@@ -17,6 +17,7 @@
 
 #include "io/tune_cache.hpp"
 #include "kernels/blas.hpp"
+#include "kernels/half.hpp"
 #include "kernels/metrics.hpp"
 #include "kernels/tune.hpp"
 
@@ -62,6 +63,18 @@ TuneEntries some_entries() {
   e["eo_clover|fp32|r18|65536"] = TuneChoice{{128, 0}, 431.5e-6};
   e["oe_clover|fp64|r12|65536"] = TuneChoice{{64, 0}, 812.25e-6};
   return e;
+}
+
+// The key names the precision (the four of kernels/half.hpp apart: Half and Fp32Fp64 are empty tags, whose size
+// once gave both "fp8").
+TEST(Tune, KeysOfTheFourPrecisionsDiffer) {
+  const std::vector<std::string> keys = {
+      tune_key("k", PrecisionTraits<float>::name, 12, 16), tune_key("k", PrecisionTraits<double>::name, 12, 16),
+      tune_key("k", PrecisionTraits<Half>::name, 12, 16), tune_key("k", PrecisionTraits<Fp32Fp64>::name, 12, 16)};
+  EXPECT_EQ(keys[0], "k|fp32|r12|16");
+  EXPECT_EQ(keys[3], "k|fp32/fp64|r12|16");
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    for (std::size_t j = i + 1; j < keys.size(); ++j) EXPECT_NE(keys[i], keys[j]);
 }
 
 TEST(Tune, TimesEveryCandidateOnceUntimedAndRepetitionsTimes) {

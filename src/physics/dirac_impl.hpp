@@ -327,7 +327,8 @@ void WilsonClover<R>::dslash_of(const char* name, double flops_per_site, double 
   // buffers: keys of their own. A whole policy is the only candidate of its list (comm/halo_policy.hpp), so the first
   // candidate says which kernel every application launches.
   const char* part = !geom_.any_partitioned() ? "" : transport_.candidates().front().whole ? ".whole" : ".interior";
-  const std::string key = kTunedEpi<Epi> ? tune_key(row + part, sizeof(R), Rc, geom_.half_volume()) : std::string();
+  const std::string key =
+      kTunedEpi<Epi> ? tune_key(row + part, PrecisionTraits<R>::name, Rc, geom_.half_volume()) : std::string();
   if (!geom_.any_partitioned()) {
     if constexpr (kTunedEpi<Epi>)
       launch_tuned(ctx_.metrics, ctx_.tuner, key, cost, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});

@@ -2,8 +2,8 @@
 // apply_mdagm runs all four (eo_clover, oe_clover with the fused norm, eo_clover_dag, oe_clover_dag); with each
 // launch variant forced (a tuner loaded with that choice for every key) its output is bitwise the same, in both
 // precisions and every links format (the launch-bounds variant included: the fp32 kernels run it, the fp64 ones,
-// compiled without it, fall back to the default); a fresh tuner times the four keys once, and a second tuner reading the first's
-// cache file reuses every choice without timing. Skipped with a message without a GPU.
+// compiled without it, fall back to the default); a fresh tuner times the four keys once, and a second tuner reading
+// the first's cache file reuses every choice without timing. Skipped with a message without a GPU.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -51,7 +51,7 @@ void every_variant_same_bits(int rc) {
     Tuner tuner = make_tuner();
     TuneEntries forced;
     for (const char* k : kHot)
-      forced[tune_key(k, sizeof(R), rc, s.geom.half_volume())] = TuneChoice{tuner.variant(v), 0};
+      forced[tune_key(k, PrecisionTraits<R>::name, rc, s.geom.half_volume())] = TuneChoice{tuner.variant(v), 0};
     tuner.load(forced);
     const auto bytes = mdagm_bytes(s, tuner, psi);
     EXPECT_EQ(tuner.stats().candidates_timed, 0) << "variant " << tuner.variant(v).describe();
