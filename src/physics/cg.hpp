@@ -36,7 +36,11 @@
 //   12^3x24   52 / 64 / 52 / 67
 //   16^3x32   70 / 79 / 70 / 88
 // With stop = Normal: 35 against 35 at 8^3x16 built by GCC (40 against 35 by clang with ASan) and 59 against 51 at
-// 12^3x24. On random fields (kappa 0.2: 445 / 446 at 8^3x16) or with twisted phases the counts are equal.
+// 12^3x24. On random fields (kappa 0.2: 445 / 446 at 8^3x16) or with twisted phases the counts are equal; on a
+// heatbath field at 16^3x32 (beta 6, csw 1, kappa 0.135 / 0.143) double and fp32 sloppy need 112 / 112 and 506 / 507.
+// The unit gauge's loss is made while the fp32 CG resolves the low modes, not in the tail (16^3x32, 70 / 86,
+// 2026-11-28): going on in fp64 with the fp64 operator (x, r, p kept) from the normal residual 1e-3 on gives 70,
+// from 1e-4 (or any later point down to 1e-9) 86.
 // The residual history holds, per CG iteration, |r| / |c| of the normal system: the iterated residual, or the true
 // one where a reliable update replaced it. Collective (reductions) on all ranks.
 // Global sums: two per CG iteration, one double each: |Mhat p|^2 (oe_clover's epilogue writes it per site; it is
