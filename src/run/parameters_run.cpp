@@ -340,8 +340,7 @@ void declare_dirac(std::vector<Param>& out) {
       "of 8 (two square roots, two phases and a division per link) costs nearly what its bytes save: on an H100 at "
       "32^3x64 a double solve took 0.45 s with 8 and 0.47 s with 12; the fp32 one of mixed precision gains more, "
       "0.33 s against 0.36 s for a mixed/single solve (BENCHMARKS.md, 2026-11-28). Not a physics input: the result "
-      "changes only by rounding, and a resumed run "
-      "may change it.";
+      "changes only by rounding, and a resumed run may change it.";
   p.example = "12", p.attribute = "reconstruct";
   p.read = [](const io::InputValue& v, Target& t) {
     const int rc = v.int_in(8, 18);
