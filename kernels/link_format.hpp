@@ -36,11 +36,13 @@ using LinkElement = std::conditional_t<Rc == 18, SU3<R>, PackedLink<R, Rc>>;
 
 // sqrt(x) (0 for x <= 0) and 1 / x of an 8-real link's unpacking: in fp32 the GPUs' fast forms (fast_sqrt,
 // fast_rcp in kernels/backend/defs.hpp: 2 ulp on NVIDIA GPUs instead of IEEE rounding; the IEEE forms' extra
-// instructions and slow paths weighed on the fp32 kernels of links of 8 reals), in fp64 sqrt and division.
+// instructions and slow paths weighed on the fp32 kernels of links of 8 reals), in fp64 refined_sqrt and refined_rcp
+// (the same file: on NVIDIA GPUs the fp32 forms refined by Newton steps to about 1 ulp of fp64, without the slow
+// paths, and 0 for x <= 1e-36; elsewhere sqrt and division).
 EMPRISM_HD inline float link_sqrt(float x) { return fast_sqrt(x); }
-EMPRISM_HD inline double link_sqrt(double x) { return x > 0.0 ? sqrt(x) : 0.0; }
+EMPRISM_HD inline double link_sqrt(double x) { return refined_sqrt(x); }
 EMPRISM_HD inline float link_rcp(float x) { return fast_rcp(x); }
-EMPRISM_HD inline double link_rcp(double x) { return 1.0 / x; }
+EMPRISM_HD inline double link_rcp(double x) { return refined_rcp(x); }
 EMPRISM_HD inline float link_atan2(float y, float x) { return atan2f(y, x); }
 EMPRISM_HD inline double link_atan2(double y, double x) { return atan2(y, x); }
 // exp(i a) for a phase of an 8-real link (|a| <= pi, from atan2): in fp32 the GPUs' fast intrinsic (fast_sincos,

@@ -4,7 +4,7 @@
 // addressing, kernels/views.hpp), else 0. load_streaming and store_streaming read and write data a kernel touches
 // once, where EMPRISM_STREAMING is 1 (below). EMPRISM_CLOVER_DYNAMIC chooses the fp32 operator's clover format.
 // fast_sincos, fast_sqrt and fast_rcp are the fp32 functions of the GPUs' special function units (below);
-// phase_sincos the fp64 sine and cosine of a phase.
+// phase_sincos the fp64 sine and cosine of a phase, refined_sqrt and refined_rcp fp64's square root and reciprocal.
 // kChainedProducts chooses how kernels/su3.hpp sums the products of a link and a colour vector (below).
 // Who may include: every kernels/ header. No kernel body tests these macros.
 #pragma once
@@ -167,6 +167,37 @@ EMPRISM_HD inline float fast_rcp(float x) {
   return __fdividef(1.0f, x);
 #else
   return 1.0f / x;
+#endif
+}
+
+// sqrt(x) (0 for x <= 1e-36) and 1 / x in fp64, where compiled for an NVIDIA GPU from the fp32 special function
+// units' approximations refined by Newton steps in fp64: y = rsqrtf(x) (relative error ~2^-22), one step for
+// 1 / sqrt(x) (~2^-44), s = x y and one Heron step s + y (x - s^2) / 2; y = __fdividef(1, x), one third-order step
+// y (1 + e + e^2), e = 1 - x y (~2^-66). Both within 2^-53 relative (about 1 ulp, against IEEE's half ulp; host
+// emulation with the fp32 approximations off by up to 2^-21, 2e7 arguments), without the slow paths of IEEE sqrt and
+// division (sm_90: the fp64 hopping kernels of links of 8 reals 10-13% fewer instructions; H200, 2026-11-28: 6 points
+// of the peak more, BENCHMARKS.md). Elsewhere sqrt and division (AMD GPUs: not measured yet).
+// Who may call: code whose x lies in fp32's normal range, above 2^-126, or is 0 for refined_sqrt (below 1e-36 it gives
+// 0, an absolute error below 1e-18): the unpacking of fp64 links of 8 reals (kernels/link_format.hpp), whose divisor
+// is far above that (the set-up's round-trip check refuses links near the format's singular point).
+EMPRISM_HD inline double refined_sqrt(double x) {
+#if defined(__CUDA_ARCH__)
+  if (!(x > 1e-36)) return 0.0;
+  double y = rsqrtf(float(x));
+  y = fma(y, fma(-0.5 * x, y * y, 0.5), y);
+  const double s = x * y;
+  return fma(0.5 * y, fma(-s, s, x), s);
+#else
+  return x > 0.0 ? sqrt(x) : 0.0;
+#endif
+}
+EMPRISM_HD inline double refined_rcp(double x) {
+#if defined(__CUDA_ARCH__)
+  const double y = __fdividef(1.0f, float(x));
+  const double e = fma(-x, y, 1.0);
+  return fma(y, fma(e, e, e), y);
+#else
+  return 1.0 / x;
 #endif
 }
 
