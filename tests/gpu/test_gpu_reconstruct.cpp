@@ -14,7 +14,9 @@
 // Emulated on the host (2e6 links, d added with random or with equal signs): the links' relative rms hop error goes
 // from 5.1e-7 (fp32 rounding) to 6.4e-7. The magnitudes |V00|, |V20| and the divisor 1/n come from the hardware's
 // approximate reciprocal square root and reciprocal (fast_sqrt, fast_rcp: 2 ulp each on NVIDIA GPUs against IEEE's
-// 0.5), errors of the order of fp32's own rounding, which the same bound covers.
+// 0.5), errors of the order of fp32's own rounding, which the same bound covers. fp64 links of 8 take their square
+// roots and 1 / n from refined_sqrt and refined_rcp (the same file: within 2^-53 relative, about 1 ulp against IEEE's
+// half): fp64 rounding, far inside tolerance<double>() = 1e-12.
 #include <gtest/gtest.h>
 
 #include "gpu_support.hpp"
