@@ -5,9 +5,10 @@
 //   12  rows 0 and 1 (v[0..11] = re, im of U00 U01 U02 U10 U11 U12); row 2 = conj(row 0 x row 1)
 //   8   QUDA's 8-real parametrisation (arXiv:0911.3191), applied like QUDA's to V = {row 1, row 0, -row 2} (det V =
 //       det U = 1; its singular point |V00| = |U10| = 1 is far from the unit field, which the plain form divides by
-//       zero on): v = (arg V00, arg V20, V01, V02, V10) in radians, re before im; on load |V00| and |V20| follow
-//       from the unit norm of row 0 and column 0, V11 V12 V21 V22 from the cofactor identity conj(V) = cof(V) and
-//       the orthogonality of the rows (divided by N = |V01|^2 + |V02|^2 = 1 - |V00|^2).
+//       zero on), with each phase stored as the tangent of its half angle instead of the angle (no sine or cosine on
+//       load, below): v = (tan(arg V00 / 2), tan(arg V20 / 2), V01, V02, V10), re before im; on load |V00| and |V20|
+//       follow from the unit norm of row 0 and column 0, V11 V12 V21 V22 from the cofactor identity conj(V) = cof(V)
+//       and the orthogonality of the rows (divided by N = |V01|^2 + |V02|^2 = 1 - |V00|^2).
 // 12 and 8 hold for U in SU(3) only (unitary, det 1): the set-up checks the links first (src/physics/clover_device).
 // Boundary phases are not folded into the links (kernels/wilson_clover.hpp multiplies the hop after the link), so
 // every format carries the links of any theta unchanged.
@@ -43,21 +44,27 @@ EMPRISM_HD inline float link_sqrt(float x) { return fast_sqrt(x); }
 EMPRISM_HD inline double link_sqrt(double x) { return refined_sqrt(x); }
 EMPRISM_HD inline float link_rcp(float x) { return fast_rcp(x); }
 EMPRISM_HD inline double link_rcp(double x) { return refined_rcp(x); }
-EMPRISM_HD inline float link_atan2(float y, float x) { return atan2f(y, x); }
-EMPRISM_HD inline double link_atan2(double y, double x) { return atan2(y, x); }
-// exp(i a) for a phase of an 8-real link (|a| <= pi, from atan2): in fp32 the GPUs' fast intrinsic (fast_sincos,
-// kernels/backend/defs.hpp: absolute error <= 2^-21.41 per entry on NVIDIA GPUs instead of ~1 ulp; the full-precision
-// cosf and sinf, with their slow-path range reduction, bound the fp32 kernels of links of 8 reals), in fp64
-// phase_sincos (kernels/backend/defs.hpp: sincospi(a / pi) on NVIDIA GPUs, no slow path, fp64 rounding).
-EMPRISM_HD inline Complex<float> link_phase(float a) {
-  float s, c;
-  fast_sincos(a, &s, &c);
-  return {c, s};
+// The phase of z in one real (kLinkHalfTanMax: below): t = tan(arg(z) / 2), taken as Im z / (|z| + Re z), or as
+// (|z| - Re z) / Im z where Re z < 0 (neither cancels), within +-kLinkHalfTanMax (arg z = +-pi: Im z = +-0); 0 for
+// z = 0 (a magnitude 0 makes any phase right).
+inline constexpr double kLinkHalfTanMax = 1152921504606846976.0;  // 2^60
+template <typename R>
+EMPRISM_HD inline R link_half_tan(Complex<R> z) {
+  const R r = sqrt(norm2(z));
+  if (z.re >= R(0)) return r > R(0) ? z.im / (r + z.re) : R(0);
+  const R t = (r - z.re) / z.im;
+  return t > R(kLinkHalfTanMax) ? R(kLinkHalfTanMax) : t < R(-kLinkHalfTanMax) ? R(-kLinkHalfTanMax) : t;
 }
-EMPRISM_HD inline Complex<double> link_phase(double a) {
-  double s, c;
-  phase_sincos(a, &s, &c);
-  return {c, s};
+// exp(i a) from t = tan(a / 2): ((1 - t^2), 2 t) / (1 + t^2), rational in t: a reciprocal (link_rcp) and a few
+// multiply-adds where sin and cos (or sincospi) cost tens of instructions each in fp64 and the fp32 fast intrinsic is
+// off by 2^-21 (both formerly here). Relative rounding of a few ulps in both precisions over every t; |t| <= 2^60
+// keeps 1 + t^2 within the range of the fp32 reciprocal that link_rcp starts from (2^126), the phase then within
+// 2^-59 of -1.
+template <typename R>
+EMPRISM_HD inline Complex<R> link_phase(R t) {
+  const R t2 = t * t;
+  const R r = link_rcp(R(1) + t2);
+  return {(R(1) - t2) * r, R(2) * t * r};
 }
 
 // conj(a1 b2 - a2 b1): one entry of conj(a x b), as chains of multiply-adds (kernels/complex.hpp's mul_add) on every
@@ -82,8 +89,8 @@ EMPRISM_HD inline LinkElement<R, Rc> pack_link(const SU3<R>& u) {
     return p;
   } else {
     PackedLink<R, 8> p;  // V = {row 1, row 0, -row 2}
-    p.v[0] = link_atan2(u.e[1][0].im, u.e[1][0].re);
-    p.v[1] = link_atan2(-u.e[2][0].im, -u.e[2][0].re);
+    p.v[0] = link_half_tan(u.e[1][0]);
+    p.v[1] = link_half_tan(-u.e[2][0]);
     const Complex<R> s[3] = {u.e[1][1], u.e[1][2], u.e[0][0]};  // V01, V02, V10
     for (int k = 0; k < 3; ++k) {
       p.v[2 + 2 * k] = s[k].re;

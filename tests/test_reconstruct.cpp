@@ -1,12 +1,12 @@
 // test_reconstruct.cpp: links stored in 12 and 8 reals (dirac.reconstruct, kernels/link_format.hpp).
-//   - the formats: unpack(pack(U)) = U for SU(3) links (Haar-random, unit, diagonal phases) to the rounding of the
-//     precision, in double and in float (packed in double, rounded);
+//   - the formats: unpack(pack(U)) = U for SU(3) links (Haar-random, unit, diagonal phases, phases at and next to
+//     +-pi) to the rounding of the precision, in double and in float (packed in double, rounded);
 //   - the operator of every precision x format against the operator with 18 reals built the same way (eo_clover and
 //     its dagger, oe_clover with its second output, oe_clover_dag, the full M), on a Haar-random field, a smooth field
 //     (random, width 0.2) and the unit field, with the default antiperiodic t and a twisted x (complex phase): equal
-//     within tolerance<R>() (a few hundred ulps: only the rounding of the links differs; on a GPU fp32's 8-real links
-//     also carry __sincosf's error, bounded in tests/gpu/test_gpu_reconstruct.cpp), and the full M against the
-//     independent reference (tests/reference);
+//     within tolerance<R>() (a few hundred ulps: only the rounding of the links differs; on a GPU 8-real links are
+//     unpacked with the hardware's approximate reciprocal and square root, bounded in
+//     tests/gpu/test_gpu_reconstruct.cpp), and the full M against the independent reference (tests/reference);
 //   - the halo code (every direction forced through the exchange on one rank) with packed links;
 //   - CG with 12 and 8 (double, mixed, single): the solution's true residual under the 18-real operator within twice
 //     the tolerance (|b - M18 x| <= |b - Mrc x| + |M18 - Mrc| |x|, the second term at the rounding of the links);
@@ -74,6 +74,25 @@ void check_round_trip() {
 
 TEST(LinkFormat, TwelveRealsRoundTripSu3Links) { check_round_trip<12>(); }
 TEST(LinkFormat, EightRealsRoundTripSu3Links) { check_round_trip<8>(); }
+
+// Links of 8 store the phases of V00 = U10 and V20 = -U20 as tan(arg / 2): at arg = +-pi (phi = +-0: Im U10 = +-0,
+// the tangent clamped to +-2^60; phi = 1e-19: clamped too) and next to it the round trip holds as elsewhere. U is an
+// SU(2) rotation of rows and columns 0 and 1 (a = 0.8, b = 0.6 e^{i phi}: U10 = -conj(b), arg = pi - phi), and
+// U20 = 0 (-U20 = -0: arg 0).
+TEST(LinkFormat, EightRealsKeepPhasesAtPi) {
+  for (double phi : {0.0, -0.0, 1e-19, -1e-19, 1e-9, -1e-9, 0.5}) {
+    SU3<double> u{};
+    u.e[0][0] = {0.8, 0};
+    u.e[0][1] = {0.6 * std::cos(phi), 0.6 * std::sin(phi)};
+    u.e[1][0] = {-0.6 * std::cos(phi), 0.6 * std::sin(phi)};
+    u.e[1][1] = {0.8, 0};
+    u.e[2][2] = {1, 0};
+    const double amplify = 1.0 / (1.0 - norm2(u.e[1][0])), su3 = 2 * unitarity_deviation(u);
+    EXPECT_LT(max_diff(unpack_link(pack_link<8>(u)), u), 32 * DBL_EPSILON * amplify + su3) << "double, phi " << phi;
+    EXPECT_LT(max_diff(unpack_link(round_link<float>(pack_link<8>(u))), u), 32 * FLT_EPSILON * amplify + su3)
+        << "float, phi " << phi;
+  }
+}
 
 TEST(LinkFormat, EightRealsGiveTheUnitLinkExactly) {
   const SU3<double> one = identity_su3<double>();

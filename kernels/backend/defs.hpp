@@ -3,8 +3,8 @@
 // the compiler at hand to unroll the next loop; EMPRISM_AMDGPU is 1 in code compiled for an AMD GPU (the views'
 // addressing, kernels/views.hpp), else 0. load_streaming and store_streaming read and write data a kernel touches
 // once, where EMPRISM_STREAMING is 1 (below). EMPRISM_CLOVER_DYNAMIC chooses the fp32 operator's clover format.
-// fast_sincos, fast_sqrt and fast_rcp are the fp32 functions of the GPUs' special function units (below);
-// phase_sincos the fp64 sine and cosine of a phase, refined_sqrt and refined_rcp fp64's square root and reciprocal.
+// fast_sqrt and fast_rcp are the fp32 functions of the GPUs' special function units (below), refined_sqrt and
+// refined_rcp fp64's square root and reciprocal from them.
 // kChainedProducts chooses how kernels/su3.hpp sums the products of a link and a colour vector (below).
 // Who may include: every kernels/ header. No kernel body tests these macros.
 #pragma once
@@ -117,44 +117,11 @@ EMPRISM_HD inline void store_streaming(B* p, const B& b) {
 #endif
 }
 
-// *s = sin(a), *c = cos(a) in fp32, fast and less accurate where compiled for a GPU: there the hardware intrinsic
-// __sincosf (the special function units; no range reduction), on the host (the CPU backend, the host pass of the GPU
-// compilers) sincosf. Accuracy on the device: NVIDIA documents __sinf and __cosf with a maximum absolute error of
-// 2^-21.41 for |a| <= pi (CUDA C++ Programming Guide, "Intrinsic Functions"), larger outside (no range reduction:
-// the error grows with |a|); AMD GPUs (__ocml_native_sin/cos_f32, v_sin_f32/v_cos_f32 on a / 2 pi) carry no
-// documented bound (not measured yet). On the host the result is sincosf's (about 1 ulp).
-// Who may call: code whose argument satisfies |a| <= pi and whose result tolerates an absolute error of ~2^-21 per
-// value (the phases of links of 8 reals, which come from atan2: kernels/link_format.hpp). Nothing that needs fp32's
-// full precision, and no double (sin/cos there).
-EMPRISM_HD inline void fast_sincos(float a, float* s, float* c) {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-  __sincosf(a, s, c);
-#else
-  sincosf(a, s, c);
-#endif
-}
-
-// *s = sin(a), *c = cos(a) in fp64 for |a| <= pi, where compiled for an NVIDIA GPU through sincospi(a / pi): its
-// range reduction (to a quarter turn) is exact and short, where sin and cos of a double carry a slow path for large
-// arguments (Payne-Hanek: a 40-byte stack frame in every fp64 kernel of links of 8 reals on sm_90; H100, 2026-11-28:
-// those kernels 1.5-3.5 points of the peak faster without it, BENCHMARKS.md). The quotient a / pi is rounded once
-// (relative 2^-53, with 1 / pi's rounding), so the angle is off by at most ~1e-15: fp64 rounding, not an
-// approximation. Elsewhere sin and cos (gfx90a: no stack there, and sincospi cost a wave in one exterior kernel).
-// Who may call: code whose argument satisfies |a| <= pi (the fp64 phases of links of 8 reals:
-// kernels/link_format.hpp).
-EMPRISM_HD inline void phase_sincos(double a, double* s, double* c) {
-#if defined(__CUDA_ARCH__)
-  sincospi(a * 0.318309886183790671537767526745, s, c);  // 1 / pi
-#else
-  *s = sin(a);
-  *c = cos(a);
-#endif
-}
-
 // sqrt(x) for x > 0 (0 otherwise) and 1 / x in fp32, fast where compiled for a GPU: there x rsqrtf(x) and
 // __fdividef(1, x) (the special function units' approximate reciprocal square root and reciprocal, NVIDIA: 2 ulp
 // each, a few instructions without the slow paths of IEEE sqrtf and division), on the host sqrtf(x) and 1.0f / x.
-// Who may call: the same fp32 code as fast_sincos (unpacking links of 8 reals), with 0 < x <= 1 for fast_rcp.
+// Who may call: code whose result tolerates a relative error of a few ulps (unpacking links of 8 reals:
+// kernels/link_format.hpp), with 2^-126 <= x <= 2^126 for fast_rcp (__fdividef's range).
 EMPRISM_HD inline float fast_sqrt(float x) {
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
   return x > 0.0f ? x * rsqrtf(x) : 0.0f;
@@ -177,9 +144,10 @@ EMPRISM_HD inline float fast_rcp(float x) {
 // emulation with the fp32 approximations off by up to 2^-21, 2e7 arguments), without the slow paths of IEEE sqrt and
 // division (sm_90: the fp64 hopping kernels of links of 8 reals 10-13% fewer instructions; H200, 2026-11-28: 6 points
 // of the peak more, BENCHMARKS.md). Elsewhere sqrt and division (AMD GPUs: not measured yet).
-// Who may call: code whose x lies in fp32's normal range, above 2^-126, or is 0 for refined_sqrt (below 1e-36 it gives
-// 0, an absolute error below 1e-18): the unpacking of fp64 links of 8 reals (kernels/link_format.hpp), whose divisor
-// is far above that (the set-up's round-trip check refuses links near the format's singular point).
+// Who may call: code whose x lies in 2^-126 <= x <= 2^126 (__fdividef's range) for refined_rcp, and in fp32's range or
+// below 1e-36 (where it gives 0, an absolute error below 1e-18) for refined_sqrt: the unpacking of fp64 links of 8
+// reals (kernels/link_format.hpp: its divisor N is far above 2^-126, as the set-up's round-trip check refuses links
+// near the format's singular point, and its phases' 1 + t^2 stays below 2^121).
 EMPRISM_HD inline double refined_sqrt(double x) {
 #if defined(__CUDA_ARCH__)
   if (!(x > 1e-36)) return 0.0;

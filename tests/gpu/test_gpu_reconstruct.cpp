@@ -4,19 +4,12 @@
 // independent CPU reference (tests/reference) on a Haar-random field with a twisted x and antiperiodic t, within
 // tolerance<R>() (the bar of the 18-real tests); and a mixed-precision solve with packed links whose true residual
 // under the reference operator reaches the tolerance. Skipped with a message without a GPU.
-// fp32 links of 8 reals on the GPU take their phases from the hardware's __sincosf (fast_sincos, kernels/backend/
-// defs.hpp): each cosine and sine off by at most d = 2^-21.41 = 3.6e-7 (|a| <= pi) instead of ~1 ulp. The bound
-// tolerance<float>() still holds: V00 and V20 move by <= sqrt(2) d, the four cofactor entries by <= sqrt(2) d
-// (1 + 1/sqrt(n)) (the unit rows bound the products; n = 1 - |U10|^2 is the divisor, whose 1/n amplifies fp32's own
-// rounding more). Over Haar-random links n has density 2n (E[1/sqrt(n)] = 4/3, E[1/n] = 2), so the mean of |E|_F^2 is
-// at most 4 d^2 + 8 d^2 (1 + 8/3 + 2) = 49 d^2: |E|_F ~ 7 d = 2.5e-6 rms, and the relative error of a hop U P psi on a
-// random spinor |E|_F / sqrt(3) ~ 1.5e-6, which the sum of independent hops and A^-1 (close to 1) keep: below 1e-5.
-// Emulated on the host (2e6 links, d added with random or with equal signs): the links' relative rms hop error goes
-// from 5.1e-7 (fp32 rounding) to 6.4e-7. The magnitudes |V00|, |V20| and the divisor 1/n come from the hardware's
-// approximate reciprocal square root and reciprocal (fast_sqrt, fast_rcp: 2 ulp each on NVIDIA GPUs against IEEE's
-// 0.5), errors of the order of fp32's own rounding, which the same bound covers. fp64 links of 8 take their square
-// roots and 1 / n from refined_sqrt and refined_rcp (the same file: within 2^-53 relative, about 1 ulp against IEEE's
-// half): fp64 rounding, far inside tolerance<double>() = 1e-12.
+// Links of 8 reals on the GPU are unpacked with the hardware's approximate functions (kernels/backend/defs.hpp): in
+// fp32 the magnitudes |V00|, |V20|, the divisor 1/n and the phases' 1 / (1 + t^2) (kernels/link_format.hpp) come
+// from the approximate reciprocal square root and reciprocal (fast_sqrt, fast_rcp: 2 ulp each on NVIDIA GPUs against
+// IEEE's 0.5), errors of the order of fp32's own rounding (a few ulps per entry, amplified like that rounding by 1/n),
+// which tolerance<float>() covers as it covers the CPU's; in fp64 the same refined by Newton steps (refined_sqrt,
+// refined_rcp: within 2^-53 relative, about 1 ulp), fp64 rounding, far inside tolerance<double>() = 1e-12.
 #include <gtest/gtest.h>
 
 #include "gpu_support.hpp"
