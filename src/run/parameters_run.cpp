@@ -336,11 +336,11 @@ void declare_dirac(std::vector<Param>& out) {
   p.doc =
       "Reals stored per link of the operator: 18 (all), 12 (two rows; the third from their cross product) or 8 "
       "(QUDA's parametrisation); 12 and 8 move fewer bytes and need links in SU(3) (checked: |U U^dag - 1|, "
-      "|det U - 1| and the unpacked link within 1e-10, or 1e-5 for a single-precision solver). The fp64 unpacking "
-      "of 8 (two square roots, two phases and a division per link) costs nearly what its bytes save: on an H100 at "
-      "32^3x64 a double solve took 0.45 s with 8 and 0.47 s with 12; the fp32 one of mixed precision gains more, "
-      "0.33 s against 0.36 s for a mixed/single solve (BENCHMARKS.md, 2026-11-28). Not a physics input: the result "
-      "changes only by rounding, and a resumed run may change it.";
+      "|det U - 1| and the unpacked link within 1e-10, or 1e-5 for a single-precision solver). Unpacking 8 costs "
+      "arithmetic (two square roots and three reciprocals per link), which takes part of what its bytes save: on "
+      "an H200 at 32^3x64 a double solve took 0.283 s with 8 and 0.303 s with 12, a mixed/single one 0.196 s "
+      "against 0.205 s (BENCHMARKS.md, 2026-11-28). Not a physics input: the result changes only by rounding, and a "
+      "resumed run may change it.";
   p.example = "12", p.attribute = "reconstruct";
   p.read = [](const io::InputValue& v, Target& t) {
     const int rc = v.int_in(8, 18);
