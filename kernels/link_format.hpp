@@ -38,8 +38,8 @@ using LinkElement = std::conditional_t<Rc == 18, SU3<R>, PackedLink<R, Rc>>;
 // sqrt(x) (0 for x <= 0) and 1 / x of an 8-real link's unpacking: in fp32 the GPUs' fast forms (fast_sqrt,
 // fast_rcp in kernels/backend/defs.hpp: 2 ulp on NVIDIA GPUs instead of IEEE rounding; the IEEE forms' extra
 // instructions and slow paths weighed on the fp32 kernels of links of 8 reals), in fp64 refined_sqrt and refined_rcp
-// (the same file: on NVIDIA GPUs the fp32 forms refined by Newton steps to about 1 ulp of fp64, without the slow
-// paths, and 0 for x <= 1e-36; elsewhere sqrt and division).
+// (the same file: on NVIDIA GPUs the hardware's fp64 approximations refined by Newton steps to about 1 ulp, without
+// the slow paths, and 0 for x <= 1e-36; elsewhere sqrt and division).
 EMPRISM_HD inline float link_sqrt(float x) { return fast_sqrt(x); }
 EMPRISM_HD inline double link_sqrt(double x) { return refined_sqrt(x); }
 EMPRISM_HD inline float link_rcp(float x) { return fast_rcp(x); }
@@ -58,8 +58,7 @@ EMPRISM_HD inline R link_half_tan(Complex<R> z) {
 // exp(i a) from t = tan(a / 2): ((1 - t^2), 2 t) / (1 + t^2), rational in t: a reciprocal (link_rcp) and a few
 // multiply-adds where sin and cos (or sincospi) cost tens of instructions each in fp64 and the fp32 fast intrinsic is
 // off by 2^-21 (both formerly here). Relative rounding of a few ulps in both precisions over every t; |t| <= 2^60
-// keeps 1 + t^2 within the range of the fp32 reciprocal that link_rcp starts from (2^126), the phase then within
-// 2^-59 of -1.
+// keeps 1 + t^2 within the range of fp32's fast reciprocal (2^126), the phase then within 2^-59 of -1.
 template <typename R>
 EMPRISM_HD inline Complex<R> link_phase(R t) {
   const R t2 = t * t;

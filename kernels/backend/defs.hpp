@@ -137,21 +137,26 @@ EMPRISM_HD inline float fast_rcp(float x) {
 #endif
 }
 
-// sqrt(x) (0 for x <= 1e-36) and 1 / x in fp64, where compiled for an NVIDIA GPU from the fp32 special function
-// units' approximations refined by Newton steps in fp64: y = rsqrtf(x) (relative error ~2^-22), one step for
-// 1 / sqrt(x) (~2^-44), s = x y and one Heron step s + y (x - s^2) / 2; y = __fdividef(1, x), one third-order step
-// y (1 + e + e^2), e = 1 - x y (~2^-66). Both within 2^-53 relative (about 1 ulp, against IEEE's half ulp; host
-// emulation with the fp32 approximations off by up to 2^-21, 2e7 arguments), without the slow paths of IEEE sqrt and
-// division (sm_90: the fp64 hopping kernels of links of 8 reals 10-13% fewer instructions; H200, 2026-11-28: 6 points
-// of the peak more, BENCHMARKS.md). Elsewhere sqrt and division (AMD GPUs: not measured yet).
-// Who may call: code whose x lies in 2^-126 <= x <= 2^126 (__fdividef's range) for refined_rcp, and in fp32's range or
-// below 1e-36 (where it gives 0, an absolute error below 1e-18) for refined_sqrt: the unpacking of fp64 links of 8
-// reals (kernels/link_format.hpp: its divisor N is far above 2^-126, as the set-up's round-trip check refuses links
-// near the format's singular point, and its phases' 1 + t^2 stays below 2^121).
+// sqrt(x) (0 for x <= 1e-36) and 1 / x in fp64, where compiled for an NVIDIA GPU from the hardware's approximate
+// reciprocal square root and reciprocal (PTX rsqrt.approx.ftz.f64 and rcp.approx.ftz.f64: relative error 2^-20.0 and
+// 2^-19.9 at most over 2.7e8 arguments on an H200, 2026-11-28) refined by Newton steps in fp64: for y ~ 1 / sqrt(x)
+// one step (~2^-39), s = x y and one Heron step s + y (x - s^2) / 2; for y ~ 1 / x one third-order step
+// y (1 + e + e^2), e = 1 - x y (~2^-59). Both within 2^-53 relative, about 1 ulp against IEEE's half (host emulation
+// with the approximations off by up to 2^-19, 2e7 arguments: 1.00 and 1.06 x 2^-53; refined_rcp on the H200 above:
+// at most 2 x 2^-53 from the IEEE quotient; refined_sqrt there only through the operator's tests against the CPU
+// reference, tests/gpu/test_gpu_reconstruct.cpp), without the slow paths of IEEE sqrt and division (sm_90: the fp64
+// hopping kernels of links of 8 reals 10-13% fewer instructions; H200: 6 points of the peak more, BENCHMARKS.md; the
+// PTX approximations instead of fp32's rsqrtf and __fdividef with their conversions: 5% fewer again, +0.5 points).
+// Elsewhere sqrt and division (AMD GPUs: not measured yet).
+// Who may call: code whose x is a normal double for refined_rcp (measured over 1e-12 <= x <= 2^121), and x <= 1 for
+// refined_sqrt (below 1e-36 it gives 0, an absolute error below 1e-18): the unpacking of fp64 links of 8 reals
+// (kernels/link_format.hpp: its divisor N stays away from 0, as the set-up's round-trip check refuses links near
+// the format's singular point, and its phases' 1 + t^2 below 2^121).
 EMPRISM_HD inline double refined_sqrt(double x) {
 #if defined(__CUDA_ARCH__)
   if (!(x > 1e-36)) return 0.0;
-  double y = rsqrtf(float(x));
+  double y;
+  asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
   y = fma(y, fma(-0.5 * x, y * y, 0.5), y);
   const double s = x * y;
   return fma(0.5 * y, fma(-s, s, x), s);
@@ -161,7 +166,8 @@ EMPRISM_HD inline double refined_sqrt(double x) {
 }
 EMPRISM_HD inline double refined_rcp(double x) {
 #if defined(__CUDA_ARCH__)
-  const double y = __fdividef(1.0f, float(x));
+  double y;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
   const double e = fma(-x, y, 1.0);
   return fma(y, fma(e, e, e), y);
 #else

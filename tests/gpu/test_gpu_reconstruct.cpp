@@ -8,8 +8,9 @@
 // fp32 the magnitudes |V00|, |V20|, the divisor 1/n and the phases' 1 / (1 + t^2) (kernels/link_format.hpp) come
 // from the approximate reciprocal square root and reciprocal (fast_sqrt, fast_rcp: 2 ulp each on NVIDIA GPUs against
 // IEEE's 0.5), errors of the order of fp32's own rounding (a few ulps per entry, amplified like that rounding by 1/n),
-// which tolerance<float>() covers as it covers the CPU's; in fp64 the same refined by Newton steps (refined_sqrt,
-// refined_rcp: within 2^-53 relative, about 1 ulp), fp64 rounding, far inside tolerance<double>() = 1e-12.
+// which tolerance<float>() covers as it covers the CPU's; in fp64 the fp64 approximations refined by Newton steps
+// (refined_sqrt, refined_rcp: within 2^-53 relative, about 1 ulp), fp64 rounding, far inside tolerance<double>() =
+// 1e-12.
 #include <gtest/gtest.h>
 
 #include "gpu_support.hpp"
