@@ -4,7 +4,7 @@
 // addressing, kernels/views.hpp), else 0. load_streaming and store_streaming read and write data a kernel touches
 // once, where EMPRISM_STREAMING is 1 (below). EMPRISM_CLOVER_DYNAMIC chooses the fp32 operator's clover format.
 // fast_sqrt and fast_rcp are the fp32 functions of the GPUs' special function units (below), refined_sqrt and
-// refined_rcp fp64's square root and reciprocal from them.
+// refined_rcp fp64's square root and reciprocal from the hardware's fp64 approximations.
 // kChainedProducts chooses how kernels/su3.hpp sums the products of a link and a colour vector (below).
 // Who may include: every kernels/ header. No kernel body tests these macros.
 #pragma once
