@@ -14,6 +14,8 @@
 #include <gtest/gtest.h>
 
 #include <cfloat>
+#include <sstream>
+#include <string>
 
 #include "operator_fixture.hpp"
 #include "src/physics/cg.hpp"
@@ -62,14 +64,16 @@ std::vector<SU3<double>> test_links() {
 // The unpacked link differs from u by the rounding of the precision (8: amplified by 1 / (1 - |U10|^2), the divisor of
 // its cofactors) plus u's own distance from SU(3), which the formats assume.
 template <int Rc>
+void expect_round_trip(const SU3<double>& u, const std::string& what) {
+  const double amplify = Rc == 12 ? 1.0 : 1.0 / (1.0 - norm2(u.e[1][0])), su3 = 2 * unitarity_deviation(u);
+  EXPECT_LT(max_diff(unpack_link(pack_link<Rc>(u)), u), 32 * DBL_EPSILON * amplify + su3) << "double, " << what;
+  // float: packed in double, rounded, unpacked in float (the operator's path)
+  EXPECT_LT(max_diff(unpack_link(round_link<float>(pack_link<Rc>(u))), u), 32 * FLT_EPSILON * amplify + su3)
+      << "float, " << what;
+}
+template <int Rc>
 void check_round_trip() {
-  for (const SU3<double>& u : test_links()) {
-    const double amplify = Rc == 12 ? 1.0 : 1.0 / (1.0 - norm2(u.e[1][0])), su3 = 2 * unitarity_deviation(u);
-    EXPECT_LT(max_diff(unpack_link(pack_link<Rc>(u)), u), 32 * DBL_EPSILON * amplify + su3) << "double, " << Rc;
-    // float: packed in double, rounded, unpacked in float (the operator's path)
-    EXPECT_LT(max_diff(unpack_link(round_link<float>(pack_link<Rc>(u))), u), 32 * FLT_EPSILON * amplify + su3)
-        << "float, " << Rc;
-  }
+  for (const SU3<double>& u : test_links()) expect_round_trip<Rc>(u, std::to_string(Rc));
 }
 
 TEST(LinkFormat, TwelveRealsRoundTripSu3Links) { check_round_trip<12>(); }
@@ -87,10 +91,9 @@ TEST(LinkFormat, EightRealsKeepPhasesAtPi) {
     u.e[1][0] = {-0.6 * std::cos(phi), 0.6 * std::sin(phi)};
     u.e[1][1] = {0.8, 0};
     u.e[2][2] = {1, 0};
-    const double amplify = 1.0 / (1.0 - norm2(u.e[1][0])), su3 = 2 * unitarity_deviation(u);
-    EXPECT_LT(max_diff(unpack_link(pack_link<8>(u)), u), 32 * DBL_EPSILON * amplify + su3) << "double, phi " << phi;
-    EXPECT_LT(max_diff(unpack_link(round_link<float>(pack_link<8>(u))), u), 32 * FLT_EPSILON * amplify + su3)
-        << "float, phi " << phi;
+    std::ostringstream what;
+    what << "phi " << phi;
+    expect_round_trip<8>(u, what.str());
   }
 }
 
