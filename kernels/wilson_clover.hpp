@@ -272,18 +272,21 @@ struct EpiCloverPlus {
 template <typename Epi>
 constexpr bool kBoundedHop = std::is_same_v<typename decltype(Epi::a)::precision, float>;
 
-// The fp32/fp64 operator's EpiXpay interior kernel (oe_clover_dag_f32d) with links of 12 reals asks for its site's four
-// forward links in L2 before its hops (prefetch_l2): the kernel with the fewest bytes per site (no clover term) to
-// cover the fp64 arithmetic's latency, at 128 registers and 16 warps per SM on sm_90. Measured on an H100
-// (BENCHMARKS.md, 2026-11-28): +1.1 to +2.4 points of the peak there; with links of 18, or in the kernels with a
-// clover term, it cost up to 2 points, so they do not.
+// The EpiXpay interior kernels (the *_dag ones of oe_clover, no clover term: the fewest bytes per site to cover the
+// arithmetic's latency) ask for their site's four forward links in L2 before the hops (prefetch_l2) with links of 8
+// reals in every precision, and with links of 12 in the fp32/fp64 operator (oe_clover_dag_f32d: 128 registers and 16
+// warps per SM on sm_90). Measured (BENCHMARKS.md, 2026-11-28): on an H100 +1.1 to +2.4 points of the peak for
+// oe_clover_dag_f32d, with links of 18 or in the kernels with a clover term up to 2 points lost, so they do not; on an
+// H200 with links of 8 +0.5 to +1 point in fp64, +0.1 to +0.5 in fp32, and up to 1.4 points lost in the kernels with
+// a clover term.
 template <typename Epi>
 struct IsXpayEpilogue : std::false_type {};
 template <typename P, bool Dag>
 struct IsXpayEpilogue<EpiXpay<P, Dag>> : std::true_type {};
 template <typename Epi, int Rc>
-constexpr bool kPrefetchLinks =
-    Rc == 12 && std::conjunction_v<IsXpayEpilogue<Epi>, std::is_same<typename decltype(Epi::a)::precision, Fp32Fp64>>;
+constexpr bool kPrefetchLinks = IsXpayEpilogue<Epi>::value &&
+                                (Rc == 8 ||
+                                 (Rc == 12 && std::is_same_v<typename decltype(Epi::a)::precision, Fp32Fp64>));
 
 template <typename Epi, int Rc = 18>
 struct DslashInterior {
