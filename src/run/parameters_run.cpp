@@ -338,8 +338,8 @@ void declare_dirac(std::vector<Param>& out) {
       "(QUDA's parametrisation); 12 and 8 move fewer bytes and need links in SU(3) (checked: |U U^dag - 1|, "
       "|det U - 1| and the unpacked link within 1e-10, or 1e-5 for a single-precision solver). Unpacking 8 costs "
       "arithmetic (two square roots and three reciprocals per link), which takes part of what its bytes save: on "
-      "an H200 at 32^3x64 a double solve took 0.283 s with 8 and 0.303 s with 12, a mixed/single one 0.196 s "
-      "against 0.205 s (BENCHMARKS.md, 2026-11-28). Not a physics input: the result changes only by rounding, and a "
+      "an H200 at 32^3x64 a double solve took 0.282 s with 8 and 0.305 s with 12, a mixed/single one 0.193 s "
+      "against 0.207 s (BENCHMARKS.md, 2026-11-28). Not a physics input: the result changes only by rounding, and a "
       "resumed run may change it.";
   p.example = "12", p.attribute = "reconstruct";
   p.read = [](const io::InputValue& v, Target& t) {
