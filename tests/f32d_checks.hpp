@@ -67,20 +67,6 @@ inline std::vector<Cd> dyadic_su3_links(const Extents& lat, unsigned seed) {
   return out;
 }
 
-// |a - b| / |b| of two fp32 fields.
-inline double field_rel_diff(const ParitySpinor<float>& a, const ParitySpinor<float>& b) {
-  const std::vector<Spinor<float>> x = a.download(), y = b.download();
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < x.size(); ++i)
-    for (int sp = 0; sp < 4; ++sp)
-      for (int c = 0; c < 3; ++c) {
-        const Complex<float> u = x[i].s[sp].c[c], v = y[i].s[sp].c[c];
-        num += std::pow(double(u.re) - v.re, 2) + std::pow(double(u.im) - v.im, 2);
-        den += double(v.re) * v.re + double(v.im) * v.im;
-      }
-  return std::sqrt(num / den);
-}
-
 // The hot kernels of an operator on fp32 fields (Ri = float or Fp32Fp64, rounded from s's fp64 operator) against the
 // fp64 operator on the same fields, every output rounded to fp32.
 struct KernelDiffs {
@@ -107,7 +93,7 @@ KernelDiffs kernel_diffs(OperatorSetup<double>& s, unsigned seed) {
                   ParitySpinor<float>& g) {
     blas::convert(s.ctx, w, ref);
     blas::convert(s.ctx, g, have);
-    return field_rel_diff(g, w);
+    return rel_diff(g, w);
   };
   KernelDiffs k;
   for (const bool dag : {false, true}) {

@@ -136,20 +136,6 @@ inline double field_norm(const ParitySpinor<float>& a) {
   return std::sqrt(n);
 }
 
-// |a - b| / |a| of two fp32 fields.
-inline double field_rel_diff(const ParitySpinor<float>& a, const ParitySpinor<float>& b) {
-  const std::vector<Spinor<float>> x = a.download(), y = b.download();
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < x.size(); ++i)
-    for (int sp = 0; sp < 4; ++sp)
-      for (int c = 0; c < 3; ++c) {
-        const Complex<float> u = x[i].s[sp].c[c], v = y[i].s[sp].c[c];
-        num += std::pow(double(u.re) - v.re, 2) + std::pow(double(u.im) - v.im, 2);
-        den += double(u.re) * u.re + double(u.im) * u.im;
-      }
-  return std::sqrt(num / den);
-}
-
 // The hot kernels of the half operator against the fp32 operator (both rounded from the same fp64 one) on the same
 // input values (fields rounded to half first): each output differs by its own rounding to half and by A^-1 in 16 bits.
 // x_over_v: |x| / |v| of oe_clover (its xpay input and fp32 output), for the bounds above.
@@ -174,7 +160,7 @@ inline KernelDiffs kernel_diffs(OperatorSetup<double>& s, unsigned seed) {
   KernelDiffs d;
   auto diff = [&](const ParitySpinor<float>& want, const ParitySpinor<Half>& have, ParitySpinor<float>& tmp) {
     blas::convert(s.ctx, tmp, have);
-    return field_rel_diff(want, tmp);
+    return rel_diff(tmp, want);
   };
   for (const bool dag : {false, true}) {
     f.eo_clover(out_f, xo_f, dag);

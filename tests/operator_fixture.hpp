@@ -34,6 +34,21 @@ inline double rel_diff(const std::vector<Cd>& a, const std::vector<Cd>& b) {
   return std::sqrt(num / den);
 }
 
+// Relative difference |got - want| / |want| of two parity fields (downloaded; summed in double).
+template <typename R>
+double rel_diff(const ParitySpinor<R>& got, const ParitySpinor<R>& want) {
+  const auto g = got.download(), w = want.download();
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < g.size(); ++i)
+    for (int s = 0; s < 4; ++s)
+      for (int c = 0; c < 3; ++c) {
+        const Complex<R> x = g[i].s[s].c[c], y = w[i].s[s].c[c];
+        num += std::pow(double(x.re) - y.re, 2) + std::pow(double(x.im) - y.im, 2);
+        den += double(y.re) * y.re + double(y.im) * y.im;
+      }
+  return std::sqrt(num / den);
+}
+
 // The tolerance of a comparison in precision R: a few hundred ulps of accumulated rounding.
 template <typename R>
 double tolerance() {
