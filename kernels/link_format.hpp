@@ -9,8 +9,8 @@
 //       load, below): v = (tan(arg V00 / 2), tan(arg V20 / 2), V01, V02, V10), re before im; on load |V00| and |V20|
 //       follow from the unit norm of row 0 and column 0, V11 V12 from the cofactor identity conj(V) = cof(V) and the
 //       orthogonality of the rows (divided by N = |V01|^2 + |V02|^2 = 1 - |V00|^2), V21 V22 from row 2 = conj(row 0 x
-//       row 1) as for 12 (8 fewer instructions per link than the cofactor formula; H200, 2026-11-28: fp32 kernels
-//       +0.5 to +3.5 points of the peak, fp64 within 1 point).
+//       row 1) as for 12 (8 to 13 fewer instructions per link than the cofactor formula; H200, 2026-11-28: fp32 kernels
+//       up to +4 points of the peak, fp64 within 1 point).
 // 12 and 8 hold for U in SU(3) only (unitary, det 1): the set-up checks the links first (src/physics/clover_device).
 // Boundary phases are not folded into the links (kernels/wilson_clover.hpp multiplies the hop after the link), so
 // every format carries the links of any theta unchanged.
