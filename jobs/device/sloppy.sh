@@ -74,9 +74,9 @@ for rc in 18 12; do
 done
 say ""
 say "kernel rows of the hot kernels (the log's metrics table):"
+hot="(eo_clover|oe_clover|eo_clover_dag|oe_clover_dag|blas_cg_update|blas_cg_solution|blas_cg_direction|blas_axpby)"
+hot+="(_half|_f32d)?|reduce_finish"
 for n in "${names[@]}"; do
-  hot="(eo_clover|oe_clover|eo_clover_dag|oe_clover_dag|blas_cg_update|blas_cg_solution|blas_cg_direction"
-  hot+="|blas_axpby)(_half|_f32d)?|reduce_finish"
   grep -h -E "^\[.*\] (peak|$hot) " "$work/$n.log" | sed "s/^.*\] /  $n: /" | tee -a "$summary"
 done
 touch "$out/ctest_gpu.log" "$out/ctest_sloppy.log"
