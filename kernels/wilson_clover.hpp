@@ -137,6 +137,56 @@ EMPRISM_HD inline void hop_direction(const HoppingArg<R>& a, const int x[4], int
   }
 }
 
+// The interior hops loaded one hop ahead: the link and the neighbour spinor of hop K + 1 (hops in the order of
+// apply_hopping: forward then backward, mu = 0..3) are loaded before the arithmetic of hop K, so that each thread has
+// two hops' loads in flight instead of one (more registers: fewer warps per SM). The loads are unconditional (a hop
+// that leaves the rank reads the locally wrapped site, valid memory; its term is skipped as in apply_hopping), and the
+// arithmetic and the order of the sum are apply_hopping's: the same bits.
+template <int K, int Rc, typename R>
+EMPRISM_HD inline auto ahead_link(const HoppingArg<R>& a, const int x[4], int cb) {
+  const auto g = a.gauge.template view<Rc>();
+  if constexpr (K % 2 == 0) return g.sub(a.out_parity, K / 2).template load<true>(cb);
+  bool crosses = false;
+  return g.sub(1 - a.out_parity, K / 2).template load<true>(a.lat.neighbour(x, K / 2, -1, crosses));
+}
+template <int K, typename R>
+EMPRISM_HD inline auto ahead_spinor(const HoppingArg<R>& a, const int x[4], bool& crosses) {
+  return a.in.load(a.lat.neighbour(x, K / 2, K % 2 == 0 ? +1 : -1, crosses));
+}
+template <int K, bool Dag, int Rc, typename R, typename Link, typename Psi>
+EMPRISM_HD inline void interior_hops_ahead(const HoppingArg<R>& a, const int x[4], int cb, const Link& link,
+                                           const Psi& psi, bool crosses, Spinor<real_t<R>>& acc) {
+  constexpr int Mu = K / 2;
+  constexpr int kFwd = Dag ? +1 : -1;
+  Link next_link{};
+  Psi next_psi{};
+  bool next_crosses = false;
+  if constexpr (K < 7) {
+    next_link = ahead_link<K + 1, Rc>(a, x, cb);
+    next_psi = ahead_spinor<K + 1>(a, x, next_crosses);
+  }
+  const bool leaves = a.lat.partitioned[Mu] && x[Mu] == (K % 2 == 0 ? a.lat.l[Mu] - 1 : 0);
+  if (!leaves) {
+    if constexpr (K % 2 == 0) {
+      HalfSpinor<real_t<R>> h = unpack_link(link) * project<Mu, kFwd>(psi);
+      if (crosses) h = a.phase[Mu] * h;
+      accumulate_reconstructed<Mu, kFwd>(acc, h);
+    } else {
+      HalfSpinor<real_t<R>> h = adj_mul(unpack_link(link), project<Mu, -kFwd>(psi));
+      if (crosses) h = conj(a.phase[Mu]) * h;
+      accumulate_reconstructed<Mu, -kFwd>(acc, h);
+    }
+  }
+  if constexpr (K < 7) interior_hops_ahead<K + 1, Dag, Rc>(a, x, cb, next_link, next_psi, next_crosses, acc);
+}
+template <bool Dag, int Rc, typename R>
+EMPRISM_HD inline void apply_interior_hops_ahead(const HoppingArg<R>& a, const int x[4], int cb,
+                                                 Spinor<real_t<R>>& acc) {
+  bool crosses = false;
+  const auto psi = ahead_spinor<0>(a, x, crosses);
+  interior_hops_ahead<0, Dag, Rc>(a, x, cb, ahead_link<0, Rc>(a, x, cb), psi, crosses, acc);
+}
+
 // acc += the hops of H (Dag = false) or H^dag (Dag = true) of the given part at site x (checkerboard cb), links of
 // format Rc.
 template <bool Dag, HopPart Part, int Rc, typename R>
@@ -288,6 +338,22 @@ constexpr bool kPrefetchLinks = IsXpayEpilogue<Epi>::value &&
                                 (Rc == 8 ||
                                  (Rc == 12 && std::is_same_v<typename decltype(Epi::a)::precision, Fp32Fp64>));
 
+// The fp32 and fp64 operators' oe_clover interior kernels (EpiCloverXpay<float / double>) take their hops one hop ahead
+// (apply_interior_hops_ahead) on NVIDIA GPUs and the CPU (where the tests run that path). Measured on an H200
+// (BENCHMARKS.md, 2026-11-28), unit-gauge solves, % of the peak of oe_clover: mixed (fp32 and a few fp64 calls) links
+// 18 / 12 / 8 +1.2 / +1.3 / +1.7 points, fp64 +4.6 / +1.0 / +2.2 to +3.1, the same bits (fp32 stays at 128 registers;
+// fp64 138 / 172 / 166 -> 238 / 226 / 214). The other three kernels lost 1-5 points with links of 8, as they did with
+// only the next link loaded ahead, so they do not. Not measured, so kept on apply_hopping: the half and fp32/fp64
+// operators (ptxas: half 72-80 -> 128 registers, fp32/fp64 128 -> 168-208) and AMD GPUs (their registers are the
+// scarcer resource).
+template <typename Epi>
+struct IsCloverXpayEpilogue : std::false_type {};
+template <typename P>
+struct IsCloverXpayEpilogue<EpiCloverXpay<P>>
+    : std::bool_constant<std::is_same_v<P, float> || std::is_same_v<P, double>> {};
+template <typename Epi>
+constexpr bool kHopsAhead = IsCloverXpayEpilogue<Epi>::value && !EMPRISM_AMDGPU;
+
 template <typename Epi, int Rc = 18>
 struct DslashInterior {
   static constexpr bool kBoundedVariant = kBoundedHop<Epi>;
@@ -299,7 +365,10 @@ struct DslashInterior {
     if constexpr (kPrefetchLinks<Epi, Rc>)
       for (int mu = 0; mu < 4; ++mu) hop.gauge.template view<Rc>().sub(hop.out_parity, mu).prefetch(cb);
     auto acc = zero_spinor<decltype(hop.phase[0].re)>();
-    apply_hopping<Epi::kDag, HopPart::Interior, Rc>(hop, x, cb, acc);
+    if constexpr (kHopsAhead<Epi>)
+      apply_interior_hops_ahead<Epi::kDag, Rc>(hop, x, cb, acc);
+    else
+      apply_hopping<Epi::kDag, HopPart::Interior, Rc>(hop, x, cb, acc);
     if (hop.lat.on_boundary(x))
       e.a.out.store(cb, acc);  // partial: DslashExterior finishes this site
     else
