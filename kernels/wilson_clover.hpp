@@ -343,9 +343,10 @@ constexpr bool kPrefetchLinks = IsXpayEpilogue<Epi>::value &&
 // (BENCHMARKS.md, 2026-11-28), unit-gauge solves, % of the peak of oe_clover: mixed (fp32 and a few fp64 calls) links
 // 18 / 12 / 8 +1.2 / +1.3 / +1.7 points, fp64 +4.6 / +1.0 / +2.2 to +3.1, the same bits (fp32 stays at 128 registers;
 // fp64 138 / 172 / 166 -> 238 / 226 / 214). The other three kernels lost 1-5 points with links of 8, as they did with
-// only the next link loaded ahead, so they do not. Not measured, so kept on apply_hopping: the half and fp32/fp64
-// operators (ptxas: half 72-80 -> 128 registers, fp32/fp64 128 -> 168-208) and AMD GPUs (their registers are the
-// scarcer resource).
+// only the next link loaded ahead, so they do not. The half and fp32/fp64 operators keep apply_hopping: loaded ahead
+// (ptxas: half 72-80 -> 128 registers, fp32/fp64 128 -> 168-208) oe_clover_half lost 2-4 points with links of 18 and
+// 12, oe_clover_f32d 12.6 points with links of 18 (and gained 1.5 with 12). So do AMD GPUs (not measured; their
+// registers are the scarcer resource).
 template <typename Epi>
 struct IsCloverXpayEpilogue : std::false_type {};
 template <typename P>
