@@ -6,7 +6,8 @@
 // indexed by face index: from the forward neighbour P psi(x+mu) (the link is applied here), from the backward
 // neighbour U_mu(x-mu)^dag P psi(x-mu) (the sender applied its link; kernels/halo_pack.hpp).
 // A kernel is an epilogue (what to do with acc = H in at a site) run by drivers:
-//   DslashInterior     all sites, hops that stay on the rank; boundary sites store the partial acc in out
+//   DslashInterior     all sites, hops that stay on the rank; boundary sites store the partial acc in out (the fp32
+//                      and fp64 oe_clover load each hop's link and neighbour one hop ahead: kHopsAhead, the same bits)
 //   DslashExterior     boundary sites only, after the halos arrived: h = the halo hops (mu = 0..3), then the
 //                      epilogue of acc = partial + h
 //   DslashExteriorDir  the boundary sites of one direction mu, as its halo arrives: h (kept per boundary site in
