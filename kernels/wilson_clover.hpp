@@ -55,23 +55,36 @@ struct HoppingArg {
 // buffers), Whole every hop, each from the field or the halo buffer (in the order of the kernel without halos).
 enum class HopPart { Interior, Exterior, Whole };
 
+// The term of a hop from the field, given its link u (unpacked) and the neighbour psi: forward U psi(x+mu), backward
+// U^dag psi(x-mu), each spin-projected, with the boundary phase where the hop crosses the global boundary, added to
+// acc.
+template <int Mu, int Fwd, typename R, typename L, typename Psi>
+EMPRISM_HD inline void add_fwd_field_hop(const HoppingArg<R>& a, const L& u, const Psi& psi, bool crosses,
+                                         Spinor<real_t<R>>& acc) {
+  HalfSpinor<real_t<R>> h = u * project<Mu, Fwd>(psi);
+  if (crosses) h = a.phase[Mu] * h;
+  accumulate_reconstructed<Mu, Fwd>(acc, h);
+}
+template <int Mu, int Fwd, typename R, typename L, typename Psi>
+EMPRISM_HD inline void add_bwd_field_hop(const HoppingArg<R>& a, const L& u, const Psi& psi, bool crosses,
+                                         Spinor<real_t<R>>& acc) {
+  HalfSpinor<real_t<R>> h = adj_mul(u, project<Mu, -Fwd>(psi));
+  if (crosses) h = conj(a.phase[Mu]) * h;
+  accumulate_reconstructed<Mu, -Fwd>(acc, h);
+}
+
 // One hop, forward or backward in Mu, added to acc: from the field (the neighbour on the rank) or from the halo buffer.
 template <int Mu, int Fwd, int Rc, typename R>
 EMPRISM_HD inline void hop_fwd_field(const HoppingArg<R>& a, const int x[4], int cb, Spinor<real_t<R>>& acc) {
   bool crosses = false;
   const int y = a.lat.neighbour(x, Mu, +1, crosses);
-  HalfSpinor<real_t<R>> h = a.gauge.template view<Rc>().load(a.out_parity, cb, Mu) * project<Mu, Fwd>(a.in.load(y));
-  if (crosses) h = a.phase[Mu] * h;
-  accumulate_reconstructed<Mu, Fwd>(acc, h);
+  add_fwd_field_hop<Mu, Fwd>(a, a.gauge.template view<Rc>().load(a.out_parity, cb, Mu), a.in.load(y), crosses, acc);
 }
 template <int Mu, int Fwd, int Rc, typename R>
 EMPRISM_HD inline void hop_bwd_field(const HoppingArg<R>& a, const int x[4], Spinor<real_t<R>>& acc) {
   bool crosses = false;
   const int y = a.lat.neighbour(x, Mu, -1, crosses);
-  HalfSpinor<real_t<R>> h =
-      adj_mul(a.gauge.template view<Rc>().load(1 - a.out_parity, y, Mu), project<Mu, -Fwd>(a.in.load(y)));
-  if (crosses) h = conj(a.phase[Mu]) * h;
-  accumulate_reconstructed<Mu, -Fwd>(acc, h);
+  add_bwd_field_hop<Mu, Fwd>(a, a.gauge.template view<Rc>().load(1 - a.out_parity, y, Mu), a.in.load(y), crosses, acc);
 }
 // The halo hop's link product sums its products separately (mul<false>, kernels/su3.hpp): as chains they took the
 // fp32/fp64 operator's exterior kernels from 128 to 138 registers on sm_90 (one block of 256 per SM instead of two).
@@ -168,15 +181,10 @@ EMPRISM_HD inline void interior_hops_ahead(const HoppingArg<R>& a, const int x[4
   }
   const bool leaves = a.lat.partitioned[Mu] && x[Mu] == (K % 2 == 0 ? a.lat.l[Mu] - 1 : 0);
   if (!leaves) {
-    if constexpr (K % 2 == 0) {
-      HalfSpinor<real_t<R>> h = unpack_link(link) * project<Mu, kFwd>(psi);
-      if (crosses) h = a.phase[Mu] * h;
-      accumulate_reconstructed<Mu, kFwd>(acc, h);
-    } else {
-      HalfSpinor<real_t<R>> h = adj_mul(unpack_link(link), project<Mu, -kFwd>(psi));
-      if (crosses) h = conj(a.phase[Mu]) * h;
-      accumulate_reconstructed<Mu, -kFwd>(acc, h);
-    }
+    if constexpr (K % 2 == 0)
+      add_fwd_field_hop<Mu, kFwd>(a, unpack_link(link), psi, crosses, acc);
+    else
+      add_bwd_field_hop<Mu, kFwd>(a, unpack_link(link), psi, crosses, acc);
   }
   if constexpr (K < 7) interior_hops_ahead<K + 1, Dag, Rc>(a, x, cb, next_link, next_psi, next_crosses, acc);
 }
