@@ -325,11 +325,15 @@ struct EpiCloverPlus {
   }
 };
 
-// The fp32 operator's tuned kernels are also compiled with the tuner's launch-bounds variant (a register cap:
-// kernels/backend/variants.hpp); fp64, fp32/fp64 and half ones are not (sm_90: they spill under its cap, or sit below
-// it already).
+// The fp32 and half operators' tuned kernels are also compiled with the tuner's launch-bounds variant of their group
+// (a register cap, kernels/backend/variants.hpp: 0 the fp32 group, CMake's EMPRISM_TUNE_BOUNDED; 1 the half group,
+// EMPRISM_TUNE_BOUNDED_HALF); fp64 and fp32/fp64 ones are not (sm_90: they spill under a cap that would pay). Half
+// (H200, 2026-11-28, BENCHMARKS.md): 64 registers instead of 72, the tuner chose it for all four kernels with links of
+// 12, +1 to +2 points of the peak.
 template <typename Epi>
-constexpr bool kBoundedHop = std::is_same_v<typename decltype(Epi::a)::precision, float>;
+constexpr int kLaunchBoundHop = std::is_same_v<typename decltype(Epi::a)::precision, float>  ? 0
+                                : std::is_same_v<typename decltype(Epi::a)::precision, Half> ? 1
+                                                                                             : -1;
 
 // The EpiXpay interior kernels (the *_dag ones of oe_clover, no clover term: the fewest bytes per site to cover the
 // arithmetic's latency) ask for their site's four forward links in L2 before the hops (prefetch_l2) with links of 8
@@ -366,7 +370,7 @@ constexpr bool kHopsAhead = IsCloverXpayEpilogue<Epi>::value && !EMPRISM_AMDGPU;
 
 template <typename Epi, int Rc = 18>
 struct DslashInterior {
-  static constexpr bool kBoundedVariant = kBoundedHop<Epi>;
+  static constexpr int kLaunchBound = kLaunchBoundHop<Epi>;
   Epi e;
   EMPRISM_HD void operator()(int cb) const {
     const auto& hop = e.a.hop;
@@ -396,7 +400,7 @@ constexpr bool kWholeOnePass = !EMPRISM_AMDGPU && !std::is_same_v<P, Fp32Fp64>;
 
 template <typename Epi, int Rc = 18>
 struct DslashWhole {
-  static constexpr bool kBoundedVariant = kBoundedHop<Epi>;
+  static constexpr int kLaunchBound = kLaunchBoundHop<Epi>;
   Epi e;
   EMPRISM_HD void operator()(int cb) const {
     const auto& hop = e.a.hop;

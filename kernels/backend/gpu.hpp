@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(kBlock, MinOccupancy) for_kernel_bounded(F f, 
   for_site<kBlock>(f, n);
 }
 
-// The tuner's launch-bounds variant (variants.hpp: kBoundedBlock threads per block, kBoundedOccupancy).
+// The tuner's launch-bounds variants (variants.hpp: launch_bound_of<F>, the block and occupancy of F's group).
 template <typename F, int Block, int MinOccupancy>
 __global__ void __launch_bounds__(Block, MinOccupancy) for_kernel_sized_bounded(F f, int n) {
   for_site<Block>(f, n);
@@ -151,10 +151,10 @@ template <typename F>
 void parallel_for_variant(std::int64_t n, const F& f, int variant, Stream s = compute_stream()) {
   if (n <= 0) return;
   if constexpr (has_bounded_variant<F>) {
-    if (variant == kBoundedVariant) {
-      constexpr int block = kHaveBounded ? kBoundedBlock : 1;  // (no division by 0 in a build without it)
-      const int blocks = static_cast<int>((n + block - 1) / block);
-      for_kernel_sized_bounded<F, block, kBoundedOccupancy><<<blocks, block, 0, native(s)>>>(f, static_cast<int>(n));
+    if (variant == bounded_variant_of<F>) {
+      constexpr LaunchBound b = launch_bound_of<F>;
+      const int blocks = static_cast<int>((n + b.block - 1) / b.block);
+      for_kernel_sized_bounded<F, b.block, b.occupancy><<<blocks, b.block, 0, native(s)>>>(f, static_cast<int>(n));
       check_launch("kernel launch");
       return;
     }
@@ -183,9 +183,10 @@ const void* variant_kernel_of(int variant, std::index_sequence<V...>) {
 template <typename F>
 KernelResources variant_resources(int variant) {
   if constexpr (has_bounded_variant<F>) {
-    if (variant == kBoundedVariant)
-      return query_resources(
-          reinterpret_cast<const void*>(&for_kernel_sized_bounded<F, kBoundedBlock, kBoundedOccupancy>), kBoundedBlock);
+    constexpr LaunchBound b = launch_bound_of<F>;
+    if (variant == bounded_variant_of<F>)
+      return query_resources(reinterpret_cast<const void*>(&for_kernel_sized_bounded<F, b.block, b.occupancy>),
+                             b.block);
   }
   const int v = variant >= 0 && variant < kTuneVariants ? variant : default_variant();
   return query_resources(variant_kernel_of<F>(v, std::make_index_sequence<kTuneVariants>{}), kTuneBlocks[v]);

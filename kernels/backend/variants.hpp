@@ -4,13 +4,16 @@
 // The list is the CMake cache variable EMPRISM_TUNE_BLOCKS (default 64;128;256;512; passed as the macro
 // EMPRISM_TUNE_BLOCKS_MASK, the sum of the sizes): each block size besides kBlock compiles the hot kernels once more
 // (compile time), and the list 256 alone turns tuning off.
-// One launch-bounds variant may follow the block sizes (the CMake cache variable EMPRISM_TUNE_BOUNDED,
-// "block/occupancy", passed as EMPRISM_TUNE_BOUNDED_BLOCK and EMPRISM_TUNE_BOUNDED_OCCUPANCY; empty, block 0: none):
-// __launch_bounds__(block, occupancy) in the platform's unit (gpu.hpp), a register cap. It is compiled only for the
-// functors that ask for it (a static member kBoundedVariant = true: the fp32 hopping kernels,
-// kernels/wilson_clover.hpp), so it is a candidate of their keys only (variant_available); the nvcc builds' default
-// 128/5 caps sm_90 at 96 registers (5 blocks of 128, 640 threads per SM, against 2 blocks of 256 for fp32 oe_clover's
-// 128 registers unbounded). CPU backend: its OpenMP loop is the one variant ("host"). Who may include:
+// Launch-bounds variants may follow the block sizes, one per group of kernels, each "block/occupancy" from CMake
+// (empty, block 0: none): EMPRISM_TUNE_BOUNDED for the fp32 operator's hopping kernels (kBoundFp32; passed as
+// EMPRISM_TUNE_BOUNDED_BLOCK and EMPRISM_TUNE_BOUNDED_OCCUPANCY), EMPRISM_TUNE_BOUNDED_HALF for the half operator's
+// (kBoundHalf; EMPRISM_TUNE_BOUNDED_HALF_BLOCK and _OCCUPANCY). Each is __launch_bounds__(block, occupancy) in the
+// platform's unit (gpu.hpp), a register cap, compiled only for the functors of its group (a static member
+// kLaunchBound = kBoundFp32 or kBoundHalf, kernels/wilson_clover.hpp), so it is a candidate of their keys only
+// (variant_available). The nvcc builds' defaults cap sm_90 at 96 registers for fp32 (128/5: 5 blocks of 128, 640
+// threads per SM, against 2 blocks of 256 for fp32 oe_clover's 128 registers unbounded) and at 64 for half (128/8: 32
+// warps per SM against 28 at the half kernels' 72). CPU backend: its OpenMP loop is the one variant ("host"). Who may
+// include:
 // kernels/backend/{cpu,gpu}.hpp and the code that builds the run's Tuner.
 #pragma once
 
@@ -43,6 +46,10 @@ constexpr BlockList tune_blocks(int mask) {
 #define EMPRISM_TUNE_BOUNDED_BLOCK 0
 #define EMPRISM_TUNE_BOUNDED_OCCUPANCY 0
 #endif
+#ifndef EMPRISM_TUNE_BOUNDED_HALF_BLOCK
+#define EMPRISM_TUNE_BOUNDED_HALF_BLOCK 0
+#define EMPRISM_TUNE_BOUNDED_HALF_OCCUPANCY 0
+#endif
 constexpr BlockList kTuneBlockList = tune_blocks(EMPRISM_TUNE_BLOCKS_MASK);
 constexpr const int* kTuneBlocks = kTuneBlockList.block;
 constexpr int kTuneVariants = kTuneBlockList.n;
@@ -52,30 +59,59 @@ constexpr int default_variant() {
   return -1;
 }
 static_assert(default_variant() >= 0, "EMPRISM_GPU_BLOCK must be one of EMPRISM_TUNE_BLOCKS");
-constexpr int kBoundedBlock = EMPRISM_TUNE_BOUNDED_BLOCK;
-constexpr int kBoundedOccupancy = EMPRISM_TUNE_BOUNDED_OCCUPANCY;
-constexpr bool kHaveBounded = kBoundedBlock > 0;
-constexpr int kBoundedVariant = kTuneVariants;  // its index, after the block sizes
-static_assert(!kHaveBounded || kBoundedOccupancy > 0, "EMPRISM_TUNE_BOUNDED: an occupancy of at least 1");
+// The launch-bounds variants' groups (a functor's kLaunchBound) and their bounds; block 0: none in this build.
+constexpr int kBoundFp32 = 0, kBoundHalf = 1, kBoundGroups = 2;
+struct LaunchBound {
+  int block = 0;
+  int occupancy = 0;
+};
+constexpr LaunchBound kLaunchBounds[kBoundGroups] = {
+    {EMPRISM_TUNE_BOUNDED_BLOCK, EMPRISM_TUNE_BOUNDED_OCCUPANCY},
+    {EMPRISM_TUNE_BOUNDED_HALF_BLOCK, EMPRISM_TUNE_BOUNDED_HALF_OCCUPANCY}};
+static_assert(kLaunchBounds[0].block == 0 || kLaunchBounds[0].occupancy > 0,
+              "EMPRISM_TUNE_BOUNDED: an occupancy of at least 1");
+static_assert(kLaunchBounds[1].block == 0 || kLaunchBounds[1].occupancy > 0,
+              "EMPRISM_TUNE_BOUNDED_HALF: an occupancy of at least 1");
+static_assert(kLaunchBounds[0].block == 0 || kLaunchBounds[0].block != kLaunchBounds[1].block ||
+                  kLaunchBounds[0].occupancy != kLaunchBounds[1].occupancy,
+              "EMPRISM_TUNE_BOUNDED and EMPRISM_TUNE_BOUNDED_HALF must differ (a cached choice names its bound)");
+// The candidate index of group g's variant: after the block sizes and the groups before it that this build has.
+constexpr int bounded_variant_index(int g) {
+  int i = kTuneVariants;
+  for (int k = 0; k < g; ++k)
+    if (kLaunchBounds[k].block > 0) ++i;
+  return i;
+}
 
-// F asks for the launch-bounds variant (a static constexpr bool kBoundedVariant = true).
+// F's group (a static constexpr int kLaunchBound), -1 without one.
 template <typename F, typename = void>
-struct AsksBounded : std::false_type {};
+struct LaunchBoundOf : std::integral_constant<int, -1> {};
 template <typename F>
-struct AsksBounded<F, std::void_t<decltype(F::kBoundedVariant)>> : std::bool_constant<F::kBoundedVariant> {};
+struct LaunchBoundOf<F, std::void_t<decltype(F::kLaunchBound)>> : std::integral_constant<int, F::kLaunchBound> {};
 template <typename F>
-constexpr bool has_bounded_variant = kHaveBounded&& AsksBounded<F>::value;
+constexpr int launch_bound_group = LaunchBoundOf<F>::value;
+template <typename F>
+constexpr bool has_bounded_variant =
+    launch_bound_group<F> >= 0 && launch_bound_group<F>
+    <kBoundGroups && kLaunchBounds[launch_bound_group<F> >= 0 ? launch_bound_group<F> : 0].block> 0;
+// F's bound and candidate index (meaningful where has_bounded_variant<F>).
+template <typename F>
+constexpr LaunchBound launch_bound_of =
+    has_bounded_variant<F> ? kLaunchBounds[launch_bound_group<F>] : LaunchBound{1, 1};
+template <typename F>
+constexpr int bounded_variant_of = has_bounded_variant<F> ? bounded_variant_index(launch_bound_group<F>) : -1;
 
 inline std::vector<LaunchVariant> launch_variants() {
   std::vector<LaunchVariant> v;
   for (int i = 0; i < kTuneVariants; ++i) v.push_back(LaunchVariant{kTuneBlocks[i], 0});
-  if (kHaveBounded) v.push_back(LaunchVariant{kBoundedBlock, kBoundedOccupancy});
+  for (const LaunchBound& b : kLaunchBounds)
+    if (b.block > 0) v.push_back(LaunchVariant{b.block, b.occupancy});
   return v;
 }
 // Whether candidate i of launch_variants() exists for the launch of F.
 template <typename F>
 bool variant_available(int i) {
-  return (i >= 0 && i < kTuneVariants) || (i == kBoundedVariant && has_bounded_variant<F>);
+  return (i >= 0 && i < kTuneVariants) || (has_bounded_variant<F> && i == bounded_variant_of<F>);
 }
 #else
 constexpr int default_variant() { return 0; }

@@ -1,14 +1,15 @@
 // test_gpu_tune.cpp: GPU tests (ctest label "gpu") of the kernel autotuner (kernels/tune.hpp) on the hot kernels:
 // apply_mdagm runs all four (eo_clover, oe_clover with the fused norm, eo_clover_dag, oe_clover_dag); with each
-// launch variant forced (a tuner loaded with that choice for every key) its output is bitwise the same, in both
-// precisions and every links format (the launch-bounds variant included: the fp32 kernels run it, the fp64 ones,
-// compiled without it, fall back to the default); a fresh tuner times the four keys once, and a second tuner reading
-// the first's cache file reuses every choice without timing. Skipped with a message without a GPU.
+// launch variant forced (a tuner loaded with that choice for every key) its output is bitwise the same, in fp32, fp64
+// and every links format and in half with links of 18 and 12 (the launch-bounds variants included: the fp32 and half
+// kernels run their own group's, other kernels fall back to the default); a fresh tuner times the four keys once, and a
+// second tuner reading the first's cache file reuses every choice without timing. Skipped with a message without a GPU.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
+#include <string>
 
 #include "gpu_support.hpp"
 #include "io/tune_cache.hpp"
@@ -63,12 +64,53 @@ void every_variant_same_bits(int rc) {
   }
 }
 
+// The same for the half operator (its keys "eo_clover_half", ...; links of 18 and 12): its launch-bounds variant is
+// its own group's (EMPRISM_TUNE_BOUNDED_HALF), the fp32 group's falls back to the default.
+std::vector<unsigned char> half_mdagm_bytes(OperatorSetup<double>& s, Tuner& tuner, const std::vector<Cd>& psi) {
+  s.ctx.tuner = &tuner;
+  WilsonClover<Half> h(s.ctx, *s.op);
+  const SpinorField<double> in_d = s.field(psi);
+  ParitySpinor<Half> in(s.geom), out(s.geom), v(s.geom);
+  blas::convert(s.ctx, in, in_d.odd);
+  backend::PendingSums norm;
+  h.apply_mdagm(out, v, in, &norm);
+  backend::wait_sums(norm);
+  backend::synchronize();
+  s.ctx.tuner = nullptr;
+  const auto host = out.download();
+  std::vector<unsigned char> bytes(host.size() * sizeof(host[0]));
+  std::memcpy(bytes.data(), host.data(), bytes.size());
+  return bytes;
+}
+
+void every_variant_same_bits_half(int rc) {
+  OperatorSetup<double> s(kLat, ref::random_su3_links(kLat, 603), 0.12, 1.3, {0, 0, 0, 3.14159265358979}, {}, rc);
+  const auto psi = ref::random_spinor(kLat, 604);
+  std::vector<unsigned char> first;
+  for (int v = 0; v < static_cast<int>(backend::launch_variants().size()); ++v) {
+    Tuner tuner = make_tuner();
+    TuneEntries forced;
+    for (const char* k : kHot)
+      forced[tune_key(std::string(k) + "_half", PrecisionTraits<Half>::name, rc, s.geom.half_volume())] =
+          TuneChoice{tuner.variant(v), 0};
+    tuner.load(forced);
+    const auto bytes = half_mdagm_bytes(s, tuner, psi);
+    EXPECT_EQ(tuner.stats().candidates_timed, 0) << "variant " << tuner.variant(v).describe();
+    if (v == 0)
+      first = bytes;
+    else
+      EXPECT_EQ(std::memcmp(bytes.data(), first.data(), bytes.size()), 0)
+          << "variant " << tuner.variant(v).describe() << " half r" << rc;
+  }
+}
+
 TEST(GpuTune, EveryVariantOfTheHotKernelsComputesTheSameBits) {
   if (no_gpu()) GTEST_SKIP() << "no GPU: this build uses the " << backend::name() << " backend or sees no device";
   for (int rc : {18, 12, 8}) {
     every_variant_same_bits<float>(rc);
     every_variant_same_bits<double>(rc);
   }
+  for (int rc : {18, 12}) every_variant_same_bits_half(rc);
 }
 
 TEST(GpuTune, SecondTunerReusesTheFirstOnesCacheFile) {
