@@ -43,25 +43,34 @@ std::vector<unsigned char> mdagm_bytes(OperatorSetup<R>& s, Tuner& tuner, const 
   return bytes;
 }
 
-template <typename R>
-void every_variant_same_bits(int rc) {
-  OperatorSetup<R> s(kLat, ref::random_su3_links(kLat, 601), 0.12, 1.3, {0, 0, 0, 3.14159265358979}, {}, rc);
-  const auto psi = ref::random_spinor(kLat, 602);
+// Each launch variant in turn forced on the four hot keys (kernel names + suffix, precision prec, links rc, sites):
+// bytes(tuner) must be the same for all of them, with nothing timed.
+template <typename Bytes>
+void expect_same_bits_for_every_variant(const std::string& suffix, const char* prec, int rc, int sites,
+                                        const Bytes& bytes_of, const std::string& what) {
   std::vector<unsigned char> first;
   for (int v = 0; v < static_cast<int>(backend::launch_variants().size()); ++v) {
     Tuner tuner = make_tuner();
     TuneEntries forced;
-    for (const char* k : kHot)
-      forced[tune_key(k, PrecisionTraits<R>::name, rc, s.geom.half_volume())] = TuneChoice{tuner.variant(v), 0};
+    for (const char* k : kHot) forced[tune_key(k + suffix, prec, rc, sites)] = TuneChoice{tuner.variant(v), 0};
     tuner.load(forced);
-    const auto bytes = mdagm_bytes(s, tuner, psi);
+    const auto bytes = bytes_of(tuner);
     EXPECT_EQ(tuner.stats().candidates_timed, 0) << "variant " << tuner.variant(v).describe();
     if (v == 0)
       first = bytes;
     else
       EXPECT_EQ(std::memcmp(bytes.data(), first.data(), bytes.size()), 0)
-          << "variant " << tuner.variant(v).describe() << " fp" << 8 * sizeof(R) << " r" << rc;
+          << "variant " << tuner.variant(v).describe() << " " << what << " r" << rc;
   }
+}
+
+template <typename R>
+void every_variant_same_bits(int rc) {
+  OperatorSetup<R> s(kLat, ref::random_su3_links(kLat, 601), 0.12, 1.3, {0, 0, 0, 3.14159265358979}, {}, rc);
+  const auto psi = ref::random_spinor(kLat, 602);
+  expect_same_bits_for_every_variant(
+      "", PrecisionTraits<R>::name, rc, s.geom.half_volume(), [&](Tuner& t) { return mdagm_bytes(s, t, psi); },
+      PrecisionTraits<R>::name);
 }
 
 // The same for the half operator (its keys "eo_clover_half", ...; links of 18 and 12): its launch-bounds variant is
@@ -86,22 +95,9 @@ std::vector<unsigned char> half_mdagm_bytes(OperatorSetup<double>& s, Tuner& tun
 void every_variant_same_bits_half(int rc) {
   OperatorSetup<double> s(kLat, ref::random_su3_links(kLat, 603), 0.12, 1.3, {0, 0, 0, 3.14159265358979}, {}, rc);
   const auto psi = ref::random_spinor(kLat, 604);
-  std::vector<unsigned char> first;
-  for (int v = 0; v < static_cast<int>(backend::launch_variants().size()); ++v) {
-    Tuner tuner = make_tuner();
-    TuneEntries forced;
-    for (const char* k : kHot)
-      forced[tune_key(std::string(k) + "_half", PrecisionTraits<Half>::name, rc, s.geom.half_volume())] =
-          TuneChoice{tuner.variant(v), 0};
-    tuner.load(forced);
-    const auto bytes = half_mdagm_bytes(s, tuner, psi);
-    EXPECT_EQ(tuner.stats().candidates_timed, 0) << "variant " << tuner.variant(v).describe();
-    if (v == 0)
-      first = bytes;
-    else
-      EXPECT_EQ(std::memcmp(bytes.data(), first.data(), bytes.size()), 0)
-          << "variant " << tuner.variant(v).describe() << " half r" << rc;
-  }
+  expect_same_bits_for_every_variant(
+      "_half", PrecisionTraits<Half>::name, rc, s.geom.half_volume(),
+      [&](Tuner& t) { return half_mdagm_bytes(s, t, psi); }, "half");
 }
 
 TEST(GpuTune, EveryVariantOfTheHotKernelsComputesTheSameBits) {
