@@ -68,12 +68,13 @@ struct LaunchBound {
 constexpr LaunchBound kLaunchBounds[kBoundGroups] = {
     {EMPRISM_TUNE_BOUNDED_BLOCK, EMPRISM_TUNE_BOUNDED_OCCUPANCY},
     {EMPRISM_TUNE_BOUNDED_HALF_BLOCK, EMPRISM_TUNE_BOUNDED_HALF_OCCUPANCY}};
-static_assert(kLaunchBounds[0].block == 0 || kLaunchBounds[0].occupancy > 0,
+static_assert(kLaunchBounds[kBoundFp32].block == 0 || kLaunchBounds[kBoundFp32].occupancy > 0,
               "EMPRISM_TUNE_BOUNDED: an occupancy of at least 1");
-static_assert(kLaunchBounds[1].block == 0 || kLaunchBounds[1].occupancy > 0,
+static_assert(kLaunchBounds[kBoundHalf].block == 0 || kLaunchBounds[kBoundHalf].occupancy > 0,
               "EMPRISM_TUNE_BOUNDED_HALF: an occupancy of at least 1");
-static_assert(kLaunchBounds[0].block == 0 || kLaunchBounds[0].block != kLaunchBounds[1].block ||
-                  kLaunchBounds[0].occupancy != kLaunchBounds[1].occupancy,
+static_assert(kLaunchBounds[kBoundFp32].block == 0 ||
+                  kLaunchBounds[kBoundFp32].block != kLaunchBounds[kBoundHalf].block ||
+                  kLaunchBounds[kBoundFp32].occupancy != kLaunchBounds[kBoundHalf].occupancy,
               "EMPRISM_TUNE_BOUNDED and EMPRISM_TUNE_BOUNDED_HALF must differ (a cached choice names its bound)");
 // The candidate index of group g's variant: after the block sizes and the groups before it that this build has.
 constexpr int bounded_variant_index(int g) {
@@ -90,10 +91,9 @@ template <typename F>
 struct LaunchBoundOf<F, std::void_t<decltype(F::kLaunchBound)>> : std::integral_constant<int, F::kLaunchBound> {};
 template <typename F>
 constexpr int launch_bound_group = LaunchBoundOf<F>::value;
+constexpr bool group_has_bound(int g) { return g >= 0 && g < kBoundGroups && kLaunchBounds[g].block > 0; }
 template <typename F>
-constexpr bool has_bounded_variant =
-    launch_bound_group<F> >= 0 && launch_bound_group<F>
-    <kBoundGroups && kLaunchBounds[launch_bound_group<F> >= 0 ? launch_bound_group<F> : 0].block> 0;
+constexpr bool has_bounded_variant = group_has_bound(launch_bound_group<F>);
 // F's bound and candidate index (meaningful where has_bounded_variant<F>).
 template <typename F>
 constexpr LaunchBound launch_bound_of =
