@@ -27,19 +27,26 @@ Tuner make_tuner() {
   return Tuner(TuneIdentity{"test", backend::device_model()}, backend::launch_variants(), backend::default_variant());
 }
 
+// out = Mhat^dag Mhat in (one parity) by op (v: its work field), downloaded as bytes.
+template <typename Op, typename P>
+std::vector<unsigned char> apply_mdagm_bytes(Op& op, P& out, P& v, const P& in) {
+  backend::PendingSums norm;
+  op.apply_mdagm(out, v, in, &norm);
+  backend::wait_sums(norm);
+  backend::synchronize();
+  const auto host = out.download();
+  std::vector<unsigned char> bytes(host.size() * sizeof(host[0]));
+  std::memcpy(bytes.data(), host.data(), bytes.size());
+  return bytes;
+}
+
 // Mhat^dag Mhat psi (odd parity) with the operator's context using `tuner`, as bytes.
 template <typename R>
 std::vector<unsigned char> mdagm_bytes(OperatorSetup<R>& s, Tuner& tuner, const std::vector<Cd>& psi) {
   s.ctx.tuner = &tuner;
   SpinorField<R> in = s.field(psi), out(s.geom), v(s.geom);
-  backend::PendingSums norm;
-  s.op->apply_mdagm(out.odd, v.odd, in.odd, &norm);
-  backend::wait_sums(norm);
-  backend::synchronize();
+  auto bytes = apply_mdagm_bytes(*s.op, out.odd, v.odd, in.odd);
   s.ctx.tuner = nullptr;
-  const auto host = out.odd.download();
-  std::vector<unsigned char> bytes(host.size() * sizeof(host[0]));
-  std::memcpy(bytes.data(), host.data(), bytes.size());
   return bytes;
 }
 
@@ -81,14 +88,8 @@ std::vector<unsigned char> half_mdagm_bytes(OperatorSetup<double>& s, Tuner& tun
   const SpinorField<double> in_d = s.field(psi);
   ParitySpinor<Half> in(s.geom), out(s.geom), v(s.geom);
   blas::convert(s.ctx, in, in_d.odd);
-  backend::PendingSums norm;
-  h.apply_mdagm(out, v, in, &norm);
-  backend::wait_sums(norm);
-  backend::synchronize();
+  auto bytes = apply_mdagm_bytes(h, out, v, in);
   s.ctx.tuner = nullptr;
-  const auto host = out.download();
-  std::vector<unsigned char> bytes(host.size() * sizeof(host[0]));
-  std::memcpy(bytes.data(), host.data(), bytes.size());
   return bytes;
 }
 
