@@ -73,6 +73,18 @@ void launch_tuned(MetricsRegistry& metrics, Tuner* tuner, const std::string& key
   if (tuner != nullptr) metrics.add_variant(cost.name, tuner->variant(v).describe());
 }
 
+// launch_tuned for a kernel that updates its output in place (not safe to run again): on a miss the tuner times trial
+// instead, the same kernel writing elsewhere, after prepare() (which fills trial's output, e.g. with a copy).
+template <typename F, typename Prepare>
+void launch_tuned(MetricsRegistry& metrics, Tuner* tuner, const std::string& key, const LaunchCost& cost,
+                  std::int64_t n, const F& f, const F& trial, const Prepare& prepare) {
+  if (tuner != nullptr && tuner->candidates().size() > 1 && tuner->find(key) < 0) {
+    prepare();
+    tuned_variant(tuner, key, n, trial, backend::compute_stream());
+  }
+  launch_tuned(metrics, tuner, key, cost, n, f);
+}
+
 // The per-site kernel is recorded under cost.name; the finishing kernel that adds its blocks' partial sums and the
 // copy of the result to the host under "reduce_finish" (no flops or minimum bytes: a few microseconds per call).
 template <int N, typename F>

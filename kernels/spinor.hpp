@@ -151,5 +151,9 @@ template <typename R>
 EMPRISM_HD inline HalfSpinor<R> operator+(const HalfSpinor<R>& a, const HalfSpinor<R>& b) {
   return HalfSpinor<R>{{a.h[0] + b.h[0], a.h[1] + b.h[1]}};
 }
+template <typename R>
+EMPRISM_HD inline HalfSpinor<R> operator-(const HalfSpinor<R>& a, const HalfSpinor<R>& b) {
+  return HalfSpinor<R>{{a.h[0] - b.h[0], a.h[1] - b.h[1]}};
+}
 
 }  // namespace emprism

@@ -223,8 +223,9 @@ struct DiracArg {
   SpinorView<R> x;          // xpay input, output parity
   SpinorView<R> out;
   SpinorView<R> out2;
-  double* site_norm = nullptr;  // EpiCloverXpay: |v|^2 per site when set
+  double* site_norm = nullptr;  // EpiCloverXpay: |v|^2 per site when set; EpiXpayUpdate: |r|^2 per site
   real_t<R> b = 0;
+  real_t<R> alpha = 0;  // EpiXpayUpdate: the CG's step
 };
 
 // The hop sum an epilogue receives: a Spinor at an interior site; at a boundary site the halo hops h plus the
@@ -301,6 +302,29 @@ struct EpiXpay {
   }
 };
 
+// oe_clover_dag with the CG's residual update (one rank, physics/cg.hpp): w = x + b acc (the xpay of EpiXpay<R, true>,
+// w = Mhat^dag Mhat p), then out = out - alpha w in place (out is the residual r; each thread reads and writes its own
+// site) and site_norm[cb] = |r|^2 of the new r, summed half by half in the order of site_norm2. w is never stored:
+// the update reads r and writes it instead of writing w and reading both (two spinor transfers fewer per iteration),
+// and the sloppy operators apply it to w unrounded (half: not quantised to 16 bits; fp32/fp64: in fp64).
+template <typename R>
+struct EpiXpayUpdate {
+  static constexpr bool kDag = true;
+  DiracArg<R> a;
+  template <typename Acc>
+  EMPRISM_HD void finish(int cb, const Acc& acc) const {
+    double n = 0;
+    EMPRISM_UNROLL
+    for (int b = 0; b < 2; ++b) {
+      const HalfSpinor<real_t<R>> w = a.x.load_half_once(cb, b) + a.b * acc_half(acc, b);
+      const HalfSpinor<real_t<R>> r = a.out.load_half_once(cb, b) - a.alpha * w;
+      a.out.store_half_final(cb, b, r);
+      n = add_norm2(n, r);
+    }
+    a.site_norm[cb] = n;
+  }
+};
+
 template <typename R>
 struct EpiCloverOfXpay {
   static constexpr bool kDag = false;
@@ -346,6 +370,8 @@ template <typename Epi>
 struct IsXpayEpilogue : std::false_type {};
 template <typename P, bool Dag>
 struct IsXpayEpilogue<EpiXpay<P, Dag>> : std::true_type {};
+template <typename P>
+struct IsXpayEpilogue<EpiXpayUpdate<P>> : std::true_type {};
 template <typename Epi, int Rc>
 constexpr bool kPrefetchLinks = IsXpayEpilogue<Epi>::value &&
                                 (Rc == 8 ||
