@@ -205,19 +205,28 @@ TEST(DryRunPlan, SolvesCompleteInAPartialFileAreMarkedNotSolvedAgain) {
 }
 
 // On one rank the CG's x and p updates are one pass (blas::cg_update_direction): one vector (24 reals) less per
-// iteration than on several ranks, where the p update is a launch of its own; the same flops.
+// iteration than on several ranks, where the p update is a launch of its own; the same flops. (One rank with a
+// direction forced through the halo: the residual update unfused, as on several ranks.)
 TEST(DryRunPlan, OneRankIterationMovesOneVectorPassLess) {
-  EXPECT_DOUBLE_EQ(cg_iteration_cost<float>(18, 2).bytes - cg_iteration_cost<float>(18, 1).bytes, 24 * 4.0);
-  EXPECT_EQ(cg_iteration_cost<float>(18, 2).flops, cg_iteration_cost<float>(18, 1).flops);
+  EXPECT_DOUBLE_EQ(cg_iteration_cost<float>(18, 2).bytes - cg_iteration_cost<float>(18, 1, true).bytes, 24 * 4.0);
+  EXPECT_EQ(cg_iteration_cost<float>(18, 2).flops, cg_iteration_cost<float>(18, 1, true).flops);
 }
 
-// A double-precision iteration moves twice the reals of a single-precision one (plus the same two |v|^2 doubles: one
-// written by oe_clover, one read by their sum).
+// The residual update in oe_clover_dag's kernel (one rank, no halo) moves two vectors less (w written and read) and
+// two doubles per site more (|r|^2 written per site and read by its sum); the same flops but the sum's one per site.
+TEST(DryRunPlan, FusedResidualUpdateMovesTwoVectorsLess) {
+  EXPECT_DOUBLE_EQ(cg_iteration_cost<float>(18, 1, true).bytes - cg_iteration_cost<float>(18, 1).bytes,
+                   2 * 24 * 4.0 - 16);
+  EXPECT_EQ(cg_iteration_cost<float>(18, 1).flops, cg_iteration_cost<float>(18, 1, true).flops + 1);
+}
+
+// A double-precision iteration moves twice the reals of a single-precision one (plus the same four doubles per site:
+// |v|^2 written by oe_clover and read by its sum, |r|^2 written by oe_clover_dag_update and read by its sum).
 TEST(DryRunPlan, IterationBytesScaleWithThePrecision) {
   // Twice the bytes in fp64 but for the clover term, which fp32 reads compressed where kCloverDynamic (56 instead of
   // 72 reals, kernels/clover_dynamic.hpp) in three of the four hopping kernels.
   const double clover_saved = kCloverDynamic<float> ? 3 * (72 - 56) * 4.0 : 0;
-  EXPECT_DOUBLE_EQ(cg_iteration_cost<double>().bytes - 16, 2 * (cg_iteration_cost<float>().bytes - 16 + clover_saved));
+  EXPECT_DOUBLE_EQ(cg_iteration_cost<double>().bytes - 32, 2 * (cg_iteration_cost<float>().bytes - 32 + clover_saved));
   EXPECT_EQ(cg_iteration_cost<double>().flops, cg_iteration_cost<float>().flops);
 }
 

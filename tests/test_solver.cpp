@@ -200,8 +200,8 @@ TEST(Solver, FusedDirectionUpdateEqualsTheSplitOneFp32Fp64) { check_direction_up
 
 // The dry run's iteration cost (src/physics/costs.hpp cg_iteration_cost<Ri>) is what the CG's launches record: a mixed
 // solve on one rank whose sloppy operator records into a registry of its own, where each row of the iteration (the
-// four hot kernels, the |Mhat p|^2 sum, the residual update, x's and the direction's update) runs once per iteration
-// and their flops and bytes per call add up to cg_iteration_cost<Ri> times the even sites.
+// four hot kernels, the last with the residual update, the |Mhat p|^2 and |r|^2 sums, x's and the direction's update)
+// runs once per iteration and their flops and bytes per call add up to cg_iteration_cost<Ri> times the even sites.
 template <typename Ri>
 void check_iteration_cost(int reconstruct) {
   const Extents lat{4, 4, 4, 8};
@@ -221,8 +221,8 @@ void check_iteration_cost(int reconstruct) {
   const std::string suffix = PrecisionTraits<Ri>::row_suffix;
   const std::vector<KernelMetric> table = (apart ? apart->metrics : own).table();
   SiteCost per_iteration;
-  for (const char* name : {"eo_clover", "oe_clover", "eo_clover_dag", "oe_clover_dag", "oe_clover_norm",
-                           "blas_cg_update", "blas_cg_direction"}) {
+  for (const char* name : {"eo_clover", "oe_clover", "eo_clover_dag", "oe_clover_dag_update", "oe_clover_norm",
+                           "oe_clover_dag_update_norm", "blas_cg_direction"}) {
     const std::string row = name + suffix;
     const auto it = std::find_if(table.begin(), table.end(), [&](const KernelMetric& m) { return m.name == row; });
     ASSERT_NE(it, table.end()) << row;

@@ -130,13 +130,21 @@ double cg_update_direction(Context& ctx, double alpha, double rr_old, const Pari
                            ParitySpinor<R>& p_next) {
   if (ctx.comm.size() != 1) throw std::logic_error("cg_update_direction: one rank only (its sum is the global one)");
   backend::PendingSums pending = residual_update(ctx, alpha, w, r);
+  return cg_direction_after(ctx, alpha, rr_old, p, x, r, p_next, pending);
+}
+
+template <typename R>
+double cg_direction_after(Context& ctx, double alpha, double rr_old, const ParitySpinor<R>& p,
+                          ParitySpinor<solution_t<R>>& x, const ParitySpinor<R>& r, ParitySpinor<R>& p_next,
+                          backend::PendingSums& r_norm2) {
+  if (ctx.comm.size() != 1) throw std::logic_error("cg_direction_after: one rank only (its sum is the global one)");
   const int n = x.sites();
   const std::string row = std::string("blas_cg_direction") + PrecisionTraits<R>::row_suffix;
-  const double* rr = pending.device ? pending.device : pending.values;
+  const double* rr = r_norm2.device ? r_norm2.device : r_norm2.values;
   launch(ctx.metrics, cost_of(row.c_str(), kDirectionCost<R>, n), n,
          CgDirectionFunctor<R>{p.view(), r.view(), p_next.view(), x.view(), real_t<solution_t<R>>(alpha), real_t<R>(1),
                                rr_old, rr});
-  return global_sum(ctx, pending);
+  return global_sum(ctx, r_norm2);
 }
 
 }  // namespace emprism::blas
@@ -155,6 +163,9 @@ template double cg_update<float>(Context&, double, const ParitySpinor<float>&, c
 template double cg_update_direction<float>(Context&, double, double, const ParitySpinor<float>&,
                                            const ParitySpinor<float>&, ParitySpinor<float>&, ParitySpinor<float>&,
                                            ParitySpinor<float>&);
+template double cg_direction_after<float>(Context&, double, double, const ParitySpinor<float>&,
+                                          ParitySpinor<solution_t<float>>&, const ParitySpinor<float>&,
+                                          ParitySpinor<float>&, backend::PendingSums&);
 template void zero<double>(Context&, ParitySpinor<double>&);
 template void axpby<double>(Context&, double, const ParitySpinor<double>&, double, ParitySpinor<double>&);
 template void caxpby<double>(Context&, std::complex<double>, const ParitySpinor<double>&, double,
@@ -168,6 +179,9 @@ template double cg_update<double>(Context&, double, const ParitySpinor<double>&,
 template double cg_update_direction<double>(Context&, double, double, const ParitySpinor<double>&,
                                             const ParitySpinor<double>&, ParitySpinor<double>&, ParitySpinor<double>&,
                                             ParitySpinor<double>&);
+template double cg_direction_after<double>(Context&, double, double, const ParitySpinor<double>&,
+                                           ParitySpinor<solution_t<double>>&, const ParitySpinor<double>&,
+                                           ParitySpinor<double>&, backend::PendingSums&);
 template void convert<float, float>(Context&, ParitySpinor<float>&, const ParitySpinor<float>&);
 template void convert<double, double>(Context&, ParitySpinor<double>&, const ParitySpinor<double>&);
 template void convert<float, double>(Context&, ParitySpinor<float>&, const ParitySpinor<double>&);
@@ -187,6 +201,9 @@ template double cg_update<Half>(Context&, double, const ParitySpinor<Half>&, con
 template double cg_update_direction<Half>(Context&, double, double, const ParitySpinor<Half>&,
                                           const ParitySpinor<Half>&, ParitySpinor<float>&, ParitySpinor<Half>&,
                                           ParitySpinor<Half>&);
+template double cg_direction_after<Half>(Context&, double, double, const ParitySpinor<Half>&,
+                                         ParitySpinor<solution_t<Half>>&, const ParitySpinor<Half>&,
+                                         ParitySpinor<Half>&, backend::PendingSums&);
 template void convert<Half, Half>(Context&, ParitySpinor<Half>&, const ParitySpinor<Half>&);
 template void convert<Half, double>(Context&, ParitySpinor<Half>&, const ParitySpinor<double>&);
 template void convert<Half, float>(Context&, ParitySpinor<Half>&, const ParitySpinor<float>&);
@@ -206,6 +223,9 @@ template double cg_update<F32d>(Context&, double, const ParitySpinor<F32d>&, con
 template double cg_update_direction<F32d>(Context&, double, double, const ParitySpinor<F32d>&,
                                           const ParitySpinor<F32d>&, ParitySpinor<F32d>&, ParitySpinor<F32d>&,
                                           ParitySpinor<F32d>&);
+template double cg_direction_after<F32d>(Context&, double, double, const ParitySpinor<F32d>&,
+                                         ParitySpinor<solution_t<F32d>>&, const ParitySpinor<F32d>&,
+                                         ParitySpinor<F32d>&, backend::PendingSums&);
 template void convert<F32d, F32d>(Context&, ParitySpinor<F32d>&, const ParitySpinor<F32d>&);
 template void convert<F32d, double>(Context&, ParitySpinor<F32d>&, const ParitySpinor<double>&);
 template void convert<F32d, float>(Context&, ParitySpinor<F32d>&, const ParitySpinor<float>&);

@@ -54,5 +54,11 @@ template <typename R>
 double cg_update_direction(Context& ctx, double alpha, double rr_old, const ParitySpinor<R>& p,
                            const ParitySpinor<R>& w, ParitySpinor<solution_t<R>>& x, ParitySpinor<R>& r,
                            ParitySpinor<R>& p_next);
+// The same after a residual update done elsewhere (WilsonClover::apply_mdagm_update, on one rank), whose |r|^2 is
+// pending on the device: x's and the direction's update as cg_update_direction's, then the wait. Returns |r|^2.
+template <typename R>
+double cg_direction_after(Context& ctx, double alpha, double rr_old, const ParitySpinor<R>& p,
+                          ParitySpinor<solution_t<R>>& x, const ParitySpinor<R>& r, ParitySpinor<R>& p_next,
+                          backend::PendingSums& r_norm2);
 
 }  // namespace emprism::blas

@@ -45,6 +45,7 @@ class ReliableCg {
     if (ictx_.comm.size() == 1) {
       p_other_ = std::make_unique<ParitySpinor<Ri>>(outer.geometry());
       p_next_ = p_other_.get();
+      fused_ = params.fuse_update && inner.fuses_update();
     }
   }
 
@@ -85,6 +86,7 @@ class ReliableCg {
   ParitySpinor<Ri>* p_next_ = nullptr;
   std::unique_ptr<ParitySpinor<Ri>> rs_own_;  // mixed precision; else rs is r
   const double delta_, floor_;
+  bool fused_ = false;  // one rank, the operator's residual update (CgParams::fuse_update)
   double b2_ = 0, c2_ = 0;
   std::int64_t iteration_sums_ = 0;
 };
@@ -112,16 +114,27 @@ bool ReliableCg<Ro, Ri>::start() {
   return !stop_on(blas::norm2(ictx_, rs()));  // the sloppy precision's range (e.g. fp32 overflow)
 }
 
-// w = A p, alpha = rr / p^dag A p, rs -= alpha w, xs += alpha p (blas::cg_update): exactly two global sums.
+// w = A p, alpha = rr / p^dag A p, rs -= alpha w, xs += alpha p (blas::cg_update): exactly two global sums. Fused (one
+// rank): alpha from |Mhat p|^2 before the operator's last kernel, which does rs -= alpha A p itself (w not stored).
 template <typename Ro, typename Ri>
 bool ReliableCg<Ro, Ri>::step(double& rr) {
   const std::int64_t sums_before = ictx_.comm.sum_calls();
   // |Mhat p|^2 is summed on the device while Mhat^dag runs (its wait is short and its MPI time overlaps the device).
   backend::PendingSums pap_local;
-  inner_.apply_mdagm(w_, v_, *p_, &pap_local);
+  const bool fused = fused_;  // r -= alpha A p in the operator's last kernel (w never stored)
+  if (fused)
+    inner_.apply_mdagm_head(v_, *p_, &pap_local);
+  else
+    inner_.apply_mdagm(w_, v_, *p_, &pap_local);
   const double pap = blas::global_sum(ictx_, pap_local);
   bool go_on = !stop_on(pap) && pap > 0;
-  if (go_on) {
+  if (go_on && fused) {
+    backend::PendingSums rr_local;
+    inner_.apply_mdagm_update(rs(), v_, rr / pap, w_, &rr_local);
+    rr = blas::cg_direction_after(ictx_, rr / pap, rr, *p_, xs_, rs(), *p_next_, rr_local);
+    ++res_.iterations;
+    go_on = !stop_on(rr);
+  } else if (go_on) {
     rr = p_next_ ? blas::cg_update_direction(ictx_, rr / pap, rr, *p_, w_, xs_, rs(), *p_next_)
                  : blas::cg_update(ictx_, rr / pap, *p_, w_, xs_, rs());
     ++res_.iterations;

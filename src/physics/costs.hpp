@@ -47,6 +47,9 @@ inline constexpr SiteCost kSiteNormCost{kNormFlops, 8};  // oe_clover's |v|^2 pe
 inline constexpr SiteCost kSiteSumCost{1, 8};            // oe_clover_norm: the sum of those doubles
 template <typename R>
 inline constexpr SiteCost kOeCloverDagCost{kHopFlops + kXpayFlops, 3 * kS<R>};
+// oe_clover_dag with the CG's residual update (r -= alpha w, |r|^2 per site): r read and written instead of w written.
+template <typename R>
+inline constexpr SiteCost kOeCloverDagUpdateCost = kOeCloverDagCost<R> + SiteCost{48, kS<R>} + kSiteNormCost;
 
 // The CG's vector updates (blas.hpp); solution_t<R> is the precision of the sloppy CG's partial solution.
 template <typename R>
@@ -60,15 +63,18 @@ inline constexpr SiteCost kDirectionCost{120, 3 * kS<R> + 2 * kS<solution_t<R>>}
 
 // One CG iteration on Mhat^dag Mhat in the precision R (a mixed solve's sloppy one; its reliable updates not counted)
 // with links of `link_reals` reals, per even site: the four hot kernels apply_mdagm launches (oe_clover with the
-// fused |Mhat p|^2 and its sum), the residual update, and x's and p's updates: one pass on one rank
-// (blas::cg_update_direction), two launches on several (blas::cg_update's axpy, blas::axpby).
+// fused |Mhat p|^2 and its sum), the residual update, and x's and p's updates. Where no direction goes through the
+// halo exchange (one rank; halo: a test forcing it there) the residual update is oe_clover_dag's (oe_clover_dag_update
+// and the sum of its |r|^2, physics/cg.hpp), else a kernel of its own; on one rank x's and p's updates are one pass
+// (blas::cg_update_direction, cg_direction_after), on several two launches (blas::cg_update's axpy, blas::axpby).
 template <typename R>
-constexpr SiteCost cg_iteration_cost(int link_reals = 18, int ranks = 1) {
+constexpr SiteCost cg_iteration_cost(int link_reals = 18, int ranks = 1, bool halo = false) {
   const SiteCost links{0, link_bytes<R>(link_reals)};
-  const SiteCost mdagm =
-      2 * kEoCloverCost<R> + kOeCloverCost<R> + kSiteNormCost + kSiteSumCost + kOeCloverDagCost<R> + 4 * links;
-  const SiteCost updates = ranks == 1 ? kDirectionCost<R> : kAxpyCost<solution_t<R>, R> + kAxpbyCost<R>;
-  return mdagm + kResidualUpdateCost<R> + updates;
+  const SiteCost head = 2 * kEoCloverCost<R> + kOeCloverCost<R> + kSiteNormCost + kSiteSumCost + 4 * links;
+  const SiteCost update =
+      ranks == 1 && !halo ? kOeCloverDagUpdateCost<R> + kSiteSumCost : kOeCloverDagCost<R> + kResidualUpdateCost<R>;
+  const SiteCost x_and_p = ranks == 1 ? kDirectionCost<R> : kAxpyCost<solution_t<R>, R> + kAxpbyCost<R>;
+  return head + update + x_and_p;
 }
 
 }  // namespace emprism

@@ -99,6 +99,15 @@ class WilsonClover {
   // epilogue writes it per site and a reduction over those is enqueued without waiting (backend::wait_sums).
   void apply_mdagm(ParitySpinor<R>& out, ParitySpinor<R>& v, const ParitySpinor<R>& in,
                    backend::PendingSums* v_norm2 = nullptr);
+  // apply_mdagm in two parts, for the CG's iteration with its residual update fused into the last kernel (only where
+  // no direction is partitioned: fuses_update()): apply_mdagm_head enqueues v = Mhat in (with v_norm2 as apply_mdagm)
+  // and eo_clover_dag of A_oo^-1 v into the operator's temporary; apply_mdagm_update, called next, enqueues
+  // r -= alpha Mhat^dag v in place (oe_clover_dag_update: the vector Mhat^dag v is never stored) and the sum of this
+  // rank's |r|^2 into r_norm2 (not waited for). scratch: any field, which the tuner's timing runs overwrite.
+  bool fuses_update() const { return !geom_.any_partitioned(); }
+  void apply_mdagm_head(ParitySpinor<R>& v, const ParitySpinor<R>& in, backend::PendingSums* v_norm2);
+  void apply_mdagm_update(ParitySpinor<R>& r, const ParitySpinor<R>& v, double alpha, ParitySpinor<R>& scratch,
+                          backend::PendingSums* r_norm2);
   void prepare_source(ParitySpinor<R>& bhat, const SpinorField<R>& b);
   // x.odd given; fills x.even.
   void reconstruct(SpinorField<R>& x, const SpinorField<R>& b);
@@ -139,6 +148,9 @@ class WilsonClover {
   // Times every candidate policy on this application and keeps the one the ranks agree on.
   template <int Rc, typename Epi>
   void tune(const Epi& epi, const std::string& key);
+  // The sum of site_norm_ (what oe_clover or oe_clover_dag_update wrote) on the device, not waited for; row name +
+  // the precision's suffix.
+  backend::PendingSums sum_site_norms(const char* name);
   // Everything but the links and the clover term (which the public constructors fill).
   WilsonClover(Context& ctx, const Geometry& geom, const DiracParams& params);
   DiracArg<R> make_arg(int out_parity, const ParitySpinor<R>& in) const;
@@ -163,7 +175,7 @@ class WilsonClover {
   Buffer<int> boundary_[2];       // per output parity: the sites with a hop leaving the rank
   Buffer<int> face_sites_[2][4];  // per output parity and direction: (site, boundary index) on the boundary of mu
   Buffer<Spinor<real_t<R>>> halo_sums_;  // split exterior: the halo hops summed so far, per boundary site
-  Buffer<double> site_norm_;             // oe_clover's |v|^2 per site
+  Buffer<double> site_norm_;             // oe_clover's |v|^2 or oe_clover_dag_update's |r|^2 per site
 };
 
 }  // namespace emprism

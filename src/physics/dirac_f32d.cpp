@@ -8,6 +8,10 @@ namespace emprism {
 template WilsonClover<Fp32Fp64>::WilsonClover(Context&, const WilsonClover<double>&);
 template void WilsonClover<Fp32Fp64>::apply_mdagm(ParitySpinor<Fp32Fp64>&, ParitySpinor<Fp32Fp64>&,
                                                   const ParitySpinor<Fp32Fp64>&, backend::PendingSums*);
+template void WilsonClover<Fp32Fp64>::apply_mdagm_head(ParitySpinor<Fp32Fp64>&, const ParitySpinor<Fp32Fp64>&,
+                                                       backend::PendingSums*);
+template void WilsonClover<Fp32Fp64>::apply_mdagm_update(ParitySpinor<Fp32Fp64>&, const ParitySpinor<Fp32Fp64>&, double,
+                                                         ParitySpinor<Fp32Fp64>&, backend::PendingSums*);
 template void WilsonClover<Fp32Fp64>::apply_mhat(ParitySpinor<Fp32Fp64>&, const ParitySpinor<Fp32Fp64>&);
 template void WilsonClover<Fp32Fp64>::eo_clover(ParitySpinor<Fp32Fp64>&, const ParitySpinor<Fp32Fp64>&, bool);
 template void WilsonClover<Fp32Fp64>::oe_clover(ParitySpinor<Fp32Fp64>&, ParitySpinor<Fp32Fp64>&,

@@ -52,6 +52,15 @@ template <typename R>
 constexpr bool kTunedEpi<EpiCloverXpay<R>> = true;
 template <typename R>
 constexpr bool kTunedEpi<EpiXpay<R, true>> = true;
+template <typename R>
+constexpr bool kTunedEpi<EpiXpayUpdate<R>> = true;
+
+// Epilogues that update their output in place (EpiXpayUpdate: the CG's residual): not safe to run again, so the tuner
+// times the kernel on a copy of the output (its out2) instead; never partitioned (apply_mdagm_update).
+template <typename Epi>
+constexpr bool kInPlaceEpi = false;
+template <typename R>
+constexpr bool kInPlaceEpi<EpiXpayUpdate<R>> = true;
 
 }  // namespace
 
@@ -329,18 +338,26 @@ void WilsonClover<R>::dslash_of(const char* name, double flops_per_site, double 
   const char* part = !geom_.any_partitioned() ? "" : transport_.candidates().front().whole ? ".whole" : ".interior";
   const std::string key =
       kTunedEpi<Epi> ? tune_key(row + part, PrecisionTraits<R>::name, Rc, geom_.half_volume()) : std::string();
-  if (!geom_.any_partitioned()) {
+  if constexpr (kInPlaceEpi<Epi>) {
+    if (geom_.any_partitioned()) throw std::logic_error(row + ": in place, one rank only");
+    Epi trial = epi;  // the tuner's: the same kernel on a copy of the output
+    trial.a.out = epi.a.out2;
+    launch_tuned(ctx_.metrics, ctx_.tuner, key, cost, geom_.half_volume(), DslashInterior<Epi, Rc>{epi},
+                 DslashInterior<Epi, Rc>{trial}, [&] {
+                   run_kernel(geom_.half_volume(), ConvertFunctor<R, R>{epi.a.out2, epi.a.out});
+                 });
+  } else if (!geom_.any_partitioned()) {
     if constexpr (kTunedEpi<Epi>)
       launch_tuned(ctx_.metrics, ctx_.tuner, key, cost, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
     else
       launch(ctx_.metrics, cost, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
-    return;
+  } else {
+    if (!transport_.has_policy()) tune<Rc>(epi, key);
+    const backend::Stream compute = backend::compute_stream();
+    const int t = ctx_.metrics.start_timing(compute);
+    exchange_and_apply<Rc>(epi, key);
+    ctx_.metrics.stop_timing(t, compute, cost.name, cost.flops, cost.bytes);
   }
-  if (!transport_.has_policy()) tune<Rc>(epi, key);
-  const backend::Stream compute = backend::compute_stream();
-  const int t = ctx_.metrics.start_timing(compute);
-  exchange_and_apply<Rc>(epi, key);
-  ctx_.metrics.stop_timing(t, compute, cost.name, cost.flops, cost.bytes);
 }
 
 template <typename R>
@@ -436,16 +453,39 @@ void WilsonClover<R>::apply_mhat_dag(ParitySpinor<R>& out, const ParitySpinor<R>
 template <typename R>
 void WilsonClover<R>::apply_mdagm(ParitySpinor<R>& out, ParitySpinor<R>& v, const ParitySpinor<R>& in,
                                   backend::PendingSums* v_norm2) {
+  apply_mdagm_head(v, in, v_norm2);
+  oe_clover_dag(out, tmp_e_, v);
+}
+
+template <typename R>
+void WilsonClover<R>::apply_mdagm_head(ParitySpinor<R>& v, const ParitySpinor<R>& in, backend::PendingSums* v_norm2) {
   eo_clover(tmp_e_, in, false);
   oe_clover(v, tmp_o_, tmp_e_, in, v_norm2 ? site_norm_.data() : nullptr);  // v = Mhat in, tmp_o_ = A_oo^-1 v
-  if (v_norm2) {  // summed on the device while the host goes on with Mhat^dag
-    const double n = geom_.half_volume();
-    const std::string row = std::string("oe_clover_norm") + PrecisionTraits<R>::row_suffix;
-    *v_norm2 = launch_reduce_async<1>(ctx_.metrics, {row.c_str(), kSiteSumCost.flops * n, kSiteSumCost.bytes * n},
-                                      geom_.half_volume(), SiteSumFunctor{site_norm_.data()});
-  }
+  if (v_norm2) *v_norm2 = sum_site_norms("oe_clover_norm");  // on the device while the host goes on with Mhat^dag
   eo_clover(tmp_e_, tmp_o_, true);
-  oe_clover_dag(out, tmp_e_, v);
+}
+
+template <typename R>
+void WilsonClover<R>::apply_mdagm_update(ParitySpinor<R>& r, const ParitySpinor<R>& v, double alpha,
+                                         ParitySpinor<R>& scratch, backend::PendingSums* r_norm2) {
+  DiracArg<R> b = make_arg(1, tmp_e_);
+  b.x = v.view();
+  b.out = r.view();
+  b.out2 = scratch.view();
+  b.site_norm = site_norm_.data();
+  b.b = real_t<R>(-params_.kappa * params_.kappa);
+  b.alpha = real_t<R>(alpha);
+  constexpr SiteCost c = kOeCloverDagUpdateCost<R>;
+  dslash("oe_clover_dag_update", c.flops, c.bytes, EpiXpayUpdate<R>{b});
+  *r_norm2 = sum_site_norms("oe_clover_dag_update_norm");
+}
+
+template <typename R>
+backend::PendingSums WilsonClover<R>::sum_site_norms(const char* name) {
+  const double n = geom_.half_volume();
+  const std::string row = name + std::string(PrecisionTraits<R>::row_suffix);
+  return launch_reduce_async<1>(ctx_.metrics, {row.c_str(), kSiteSumCost.flops * n, kSiteSumCost.bytes * n},
+                                geom_.half_volume(), SiteSumFunctor{site_norm_.data()});
 }
 
 template <typename R>
