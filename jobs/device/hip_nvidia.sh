@@ -179,8 +179,8 @@ compare bench "fp32 32^3x64 benchmark solves" "$runs/hip-bench1/bench.h5" "$runs
 python3 - "$logs" "$summary" << 'PY' || fails=$((fails + 1))
 import glob, re, sys
 logs, summary = sys.argv[1], sys.argv[2]
-hot = ["eo_clover", "eo_clover_dag", "oe_clover", "oe_clover_dag", "blas_cg_update", "blas_cg_solution",
-       "blas_cg_direction", "blas_axpby", "blas_norm2"]
+hot = ["eo_clover", "eo_clover_dag", "oe_clover", "oe_clover_dag", "oe_clover_dag_update", "blas_cg_update",
+       "blas_cg_solution", "blas_cg_direction", "blas_axpby", "blas_norm2"]
 def best(tag):
     ms = {}
     for path in sorted(glob.glob(f"{logs}/{tag}-bench*.log")):

@@ -17,7 +17,8 @@
 #      random source, seed 5, fp64 result to 1e-10): double, then mixed with solver.sloppy = "single", "single_fp64"
 #      and "half", links of 18 and 12 reals, with the measured peak: the solve's CG seconds, iterations, reliable
 #      updates, true residual, and the kernel table's rows of the hot kernels (eo_clover, oe_clover, eo_clover_dag,
-#      oe_clover_dag, blas_cg_update, blas_cg_solution, blas_axpby or on one rank blas_cg_direction; _f32d and _half
+#      oe_clover_dag, blas_cg_update, blas_cg_solution, blas_axpby, or on one rank oe_clover_dag_update (with the
+#      residual update) and blas_cg_direction; _f32d and _half
 #      for those operators; the rows without suffix also hold the few fp64 applications of the reliable updates;
 #      reduce_finish, the reductions' finishing kernels): us per call, GB/s in the minimum bytes of its own format,
 #      % of the measured peak (the half operator's minimum bytes count A^-1 in 16 bits, 152 bytes per site).
@@ -74,7 +75,8 @@ for rc in 18 12; do
 done
 say ""
 say "kernel rows of the hot kernels (the log's metrics table):"
-hot="(eo_clover|oe_clover|eo_clover_dag|oe_clover_dag|blas_cg_update|blas_cg_solution|blas_cg_direction|blas_axpby)"
+hot="(eo_clover|oe_clover|eo_clover_dag|oe_clover_dag|oe_clover_dag_update|blas_cg_update|blas_cg_solution"
+hot+="|blas_cg_direction|blas_axpby)"
 hot+="(_half|_f32d)?|reduce_finish"
 for n in "${names[@]}"; do
   grep -h -E "^\[.*\] (peak|$hot) " "$work/$n.log" | sed "s/^.*\] /  $n: /" | tee -a "$summary"

@@ -117,7 +117,7 @@ say " host transfers; true_res: ours |b-Mx|/|b| of the full system, QUDA's that 
 say " ours stopped by QUDA's criterion, the normal system's true residual <= tol, its true_res still that of the full"
 say " system)"
 for m in mixed mixed12; do
-  grep -h -E "^\[.*\] (eo_clover|oe_clover|blas_cg_update|blas_cg_solution|blas_cg_direction) " "$work/$m.log" | sed "s/^.*\] /  $m: /" |
+  grep -h -E "^\[.*\] (eo_clover|oe_clover|oe_clover_dag_update|blas_cg_update|blas_cg_solution|blas_cg_direction) " "$work/$m.log" | sed "s/^.*\] /  $m: /" |
     tee -a "$summary"
 done
 touch "$out/ctest_gpu.log" "$out/ctest_solver.log" "$out/quda.log"
