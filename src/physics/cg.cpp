@@ -121,22 +121,22 @@ bool ReliableCg<Ro, Ri>::step(double& rr) {
   const std::int64_t sums_before = ictx_.comm.sum_calls();
   // |Mhat p|^2 is summed on the device while Mhat^dag runs (its wait is short and its MPI time overlaps the device).
   backend::PendingSums pap_local;
-  const bool fused = fused_;  // r -= alpha A p in the operator's last kernel (w never stored)
-  if (fused)
-    inner_.apply_mdagm_head(v_, *p_, &pap_local);
+  if (fused_)
+    inner_.apply_mdagm_head(v_, *p_, &pap_local);  // w = A p is not stored: the last kernel comes with alpha
   else
     inner_.apply_mdagm(w_, v_, *p_, &pap_local);
   const double pap = blas::global_sum(ictx_, pap_local);
   bool go_on = !stop_on(pap) && pap > 0;
-  if (go_on && fused) {
-    backend::PendingSums rr_local;
-    inner_.apply_mdagm_update(rs(), v_, rr / pap, w_, &rr_local);
-    rr = blas::cg_direction_after(ictx_, rr / pap, rr, *p_, xs_, rs(), *p_next_, rr_local);
-    ++res_.iterations;
-    go_on = !stop_on(rr);
-  } else if (go_on) {
-    rr = p_next_ ? blas::cg_update_direction(ictx_, rr / pap, rr, *p_, w_, xs_, rs(), *p_next_)
-                 : blas::cg_update(ictx_, rr / pap, *p_, w_, xs_, rs());
+  if (go_on) {
+    const double alpha = rr / pap;
+    if (fused_) {
+      backend::PendingSums rr_local;
+      inner_.apply_mdagm_update(rs(), v_, alpha, w_, &rr_local);  // w_: the tuner's scratch
+      rr = blas::cg_direction_after(ictx_, alpha, rr, *p_, xs_, rs(), *p_next_, rr_local);
+    } else {
+      rr = p_next_ ? blas::cg_update_direction(ictx_, alpha, rr, *p_, w_, xs_, rs(), *p_next_)
+                   : blas::cg_update(ictx_, alpha, *p_, w_, xs_, rs());
+    }
     ++res_.iterations;
     go_on = !stop_on(rr);
   }
