@@ -40,9 +40,10 @@
 // heatbath field at 16^3x32 (beta 6, csw 1, kappa 0.135 / 0.143) double and fp32 sloppy need 112 / 112 and 506 / 507.
 // The unit gauge's loss is made while the fp32 CG resolves the low modes, not in the tail (16^3x32, 70 / 86,
 // 2026-11-28): going on in fp64 with the fp64 operator (x, r, p kept) from the normal residual 1e-3 on gives 70,
-// from 1e-4 (or any later point down to 1e-9) 86. At 32^3x64 (150 / 132, the same day) the loss is in the last decade:
-// the histories agree to 3-4 digits up to iteration 117, and the iterated residual equals the true one to 4 digits at
-// every reliable update, so it is the fp32 operator's rounding on the lowest modes, not drift (BENCHMARKS.md).
+// from 1e-4 (or any later point down to 1e-9) 86. At 32^3x64 (150 / 132, the same day) the loss shows in the last
+// decade: the histories agree to 3-4 digits up to iteration 117, and the iterated residual equals the true one to 4
+// digits at every reliable update, so it is the fp32 operator's rounding on the lowest modes, not drift; it is made
+// earlier too: the fp64 operator from iteration 82 (normal residual 5e-6) on still takes 150 (BENCHMARKS.md).
 // The residual history holds, per CG iteration, |r| / |c| of the normal system: the iterated residual, or the true
 // one where a reliable update replaced it. Collective (reductions) on all ranks.
 // Global sums: two per CG iteration, one double each: |Mhat p|^2 (oe_clover's epilogue writes it per site; it is
