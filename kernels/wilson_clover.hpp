@@ -291,6 +291,12 @@ struct EpiCloverXpay {
   }
 };
 
+// Half b of x + b acc at site cb: what EpiXpay stores and EpiXpayUpdate applies (one expression, so both round alike).
+template <typename R, typename Acc>
+EMPRISM_HD inline HalfSpinor<real_t<R>> xpay_half(const DiracArg<R>& a, int cb, int b, const Acc& acc) {
+  return a.x.load_half_once(cb, b) + a.b * acc_half(acc, b);
+}
+
 template <typename R, bool Dag>
 struct EpiXpay {
   static constexpr bool kDag = Dag;
@@ -298,7 +304,7 @@ struct EpiXpay {
   template <typename Acc>
   EMPRISM_HD void finish(int cb, const Acc& acc) const {
     EMPRISM_UNROLL
-    for (int b = 0; b < 2; ++b) a.out.store_half_final(cb, b, a.x.load_half_once(cb, b) + a.b * acc_half(acc, b));
+    for (int b = 0; b < 2; ++b) a.out.store_half_final(cb, b, xpay_half(a, cb, b, acc));
   }
 };
 
@@ -316,8 +322,7 @@ struct EpiXpayUpdate {
     double n = 0;
     EMPRISM_UNROLL
     for (int b = 0; b < 2; ++b) {
-      const HalfSpinor<real_t<R>> w = a.x.load_half_once(cb, b) + a.b * acc_half(acc, b);
-      const HalfSpinor<real_t<R>> r = a.out.load_half_once(cb, b) - a.alpha * w;
+      const HalfSpinor<real_t<R>> r = a.out.load_half_once(cb, b) - a.alpha * xpay_half(a, cb, b, acc);
       a.out.store_half_final(cb, b, r);
       n = add_norm2(n, r);
     }

@@ -154,6 +154,8 @@ class WilsonClover {
   // Everything but the links and the clover term (which the public constructors fill).
   WilsonClover(Context& ctx, const Geometry& geom, const DiracParams& params);
   DiracArg<R> make_arg(int out_parity, const ParitySpinor<R>& in) const;
+  // oe_clover_dag's arguments (out = x - kappa^2 H'_oe t_e), which apply_mdagm_update extends.
+  DiracArg<R> oe_clover_dag_arg(ParitySpinor<R>& out, const ParitySpinor<R>& t_e, const ParitySpinor<R>& x) const;
   // The kernels' view of A_p or A_p^-1 (fp32: of the compressed A in dyn_).
   clover_view_t<R> clover_arg(int parity, bool inverse) const;
   // fp32: dyn_ from a_ (the public constructors call it once a_ is filled); others: nothing.

@@ -429,12 +429,18 @@ void WilsonClover<R>::oe_clover(ParitySpinor<R>& out, ParitySpinor<R>& out2, con
 
 template <typename R>
 void WilsonClover<R>::oe_clover_dag(ParitySpinor<R>& out, const ParitySpinor<R>& t_e, const ParitySpinor<R>& x) {
+  constexpr SiteCost c = kOeCloverDagCost<R>;
+  dslash("oe_clover_dag", c.flops, c.bytes, EpiXpay<R, true>{oe_clover_dag_arg(out, t_e, x)});
+}
+
+template <typename R>
+DiracArg<R> WilsonClover<R>::oe_clover_dag_arg(ParitySpinor<R>& out, const ParitySpinor<R>& t_e,
+                                               const ParitySpinor<R>& x) const {
   DiracArg<R> b = make_arg(1, t_e);
   b.x = x.view();
   b.out = out.view();
   b.b = real_t<R>(-params_.kappa * params_.kappa);
-  constexpr SiteCost c = kOeCloverDagCost<R>;
-  dslash("oe_clover_dag", c.flops, c.bytes, EpiXpay<R, true>{b});
+  return b;
 }
 
 template <typename R>
@@ -468,12 +474,9 @@ void WilsonClover<R>::apply_mdagm_head(ParitySpinor<R>& v, const ParitySpinor<R>
 template <typename R>
 void WilsonClover<R>::apply_mdagm_update(ParitySpinor<R>& r, const ParitySpinor<R>& v, double alpha,
                                          ParitySpinor<R>& scratch, backend::PendingSums* r_norm2) {
-  DiracArg<R> b = make_arg(1, tmp_e_);
-  b.x = v.view();
-  b.out = r.view();
+  DiracArg<R> b = oe_clover_dag_arg(r, tmp_e_, v);
   b.out2 = scratch.view();
   b.site_norm = site_norm_.data();
-  b.b = real_t<R>(-params_.kappa * params_.kappa);
   b.alpha = real_t<R>(alpha);
   constexpr SiteCost c = kOeCloverDagUpdateCost<R>;
   dslash("oe_clover_dag_update", c.flops, c.bytes, EpiXpayUpdate<R>{b});
