@@ -358,7 +358,9 @@ struct EpiCloverPlus {
 // (a register cap, kernels/backend/variants.hpp: 0 the fp32 group, CMake's EMPRISM_TUNE_BOUNDED; 1 the half group,
 // EMPRISM_TUNE_BOUNDED_HALF); fp64 and fp32/fp64 ones are not (sm_90: they spill under a cap that would pay). Half
 // (H200, 2026-11-28, BENCHMARKS.md): 64 registers instead of 72, the tuner chose it for all four kernels with links of
-// 12, +1 to +2 points of the peak.
+// 12, +1 to +2 points of the peak; fp32 (H200, 2026-11-29): 72 registers instead of 80, chosen for eo_clover with
+// links of 8, 12 and 18 and eo_clover_dag with 8, +1 to +2 points with 8. fp64 kernels have their 128-register form in
+// the candidates anyway (blocks of 512).
 template <typename Epi>
 constexpr int kLaunchBoundHop = std::is_same_v<typename decltype(Epi::a)::precision, float>  ? 0
                                 : std::is_same_v<typename decltype(Epi::a)::precision, Half> ? 1
