@@ -1,6 +1,6 @@
 // test_tune_launch.cpp: the CPU backend's tuned launcher (kernels/launch.hpp's launch_tuned): one variant, so it never
-// times and computes what run_kernel computes. Compiled into emprism_tests only in CPU builds (its host lambdas are no
-// device code). Who may call: the test runner.
+// times and computes what run_kernel computes; the launchers' first-launch bookkeeping (first_launch_of). Compiled into
+// emprism_tests only in CPU builds (its host lambdas are no device code). Who may call: the test runner.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -29,6 +29,21 @@ TEST(Tune, CpuBackendTunedLaunchTimesNothingAndComputesTheSameBits) {
   const auto rows = metrics.table();
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].variant, "host");
+}
+
+// The launchers load a kernel before its first timed launch (first_launch_of): true once per kernel type, tag and
+// variant, whatever order the variants come in.
+struct FirstLaunchProbe {};
+TEST(Tune, FirstLaunchOfIsTrueOncePerKernelTagAndVariant) {
+  EXPECT_TRUE((first_launch_of<FirstLaunchProbe>(2)));
+  EXPECT_FALSE((first_launch_of<FirstLaunchProbe>(2)));
+  EXPECT_TRUE((first_launch_of<FirstLaunchProbe>(-1)));  // a lower variant after a higher one
+  EXPECT_TRUE((first_launch_of<FirstLaunchProbe>(0)));
+  EXPECT_FALSE((first_launch_of<FirstLaunchProbe>(-1)));
+  EXPECT_FALSE((first_launch_of<FirstLaunchProbe>(0)));
+  EXPECT_TRUE((first_launch_of<FirstLaunchProbe, 3>(2)));  // another tag: another kernel
+  EXPECT_TRUE((first_launch_of<FirstLaunchProbe>(7)));
+  EXPECT_FALSE((first_launch_of<FirstLaunchProbe>(2)));
 }
 
 }  // namespace
