@@ -58,16 +58,21 @@ void launch(MetricsRegistry& metrics, const LaunchCost& cost, std::int64_t n, co
   if (!metrics.has_resources(cost.name)) metrics.set_resources(cost.name, backend::resources<F, MinOccupancy>());
 }
 
+// Whether a tuned launch of key times candidates now: a tuner with more than one candidate and no choice for key yet.
+inline bool tunes_now(Tuner* tuner, const std::string& key) {
+  return tuner != nullptr && tuner->candidates().size() > 1 && tuner->find(key) < 0;
+}
+
 // The variant of key for f over n sites (tuning it on a miss; f must be safe to run again, tune.hpp), among the
 // candidates that exist for F (backend::variant_available; a cached choice that does not gives the default).
 template <typename F>
 int tuned_variant(Tuner* tuner, const std::string& key, std::int64_t n, const F& f, backend::Stream s) {
-  if (tuner == nullptr || tuner->candidates().size() < 2) return backend::default_variant();
-  const int v = tuner->find(key);
-  if (v >= 0) return backend::variant_available<F>(v) ? v : backend::default_variant();
-  return tuner->tune(
-      key, [&](int i) { backend::parallel_for_variant(n, f, i, s); },
-      [](int i) { return backend::variant_available<F>(i); });
+  if (tunes_now(tuner, key))
+    return tuner->tune(
+        key, [&](int i) { backend::parallel_for_variant(n, f, i, s); },
+        [](int i) { return backend::variant_available<F>(i); });
+  const int v = tuner != nullptr ? tuner->find(key) : -1;
+  return v >= 0 && backend::variant_available<F>(v) ? v : backend::default_variant();
 }
 
 // run_kernel with the variant the tuner chose for key (no recording).
@@ -96,7 +101,7 @@ void launch_tuned(MetricsRegistry& metrics, Tuner* tuner, const std::string& key
 template <typename F, typename Prepare>
 void launch_tuned(MetricsRegistry& metrics, Tuner* tuner, const std::string& key, const LaunchCost& cost,
                   std::int64_t n, const F& f, const F& trial, const Prepare& prepare) {
-  if (tuner != nullptr && tuner->candidates().size() > 1 && tuner->find(key) < 0) {
+  if (tunes_now(tuner, key)) {
     prepare();
     tuned_variant(tuner, key, n, trial, backend::compute_stream());
   }
