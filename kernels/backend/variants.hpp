@@ -12,9 +12,8 @@
 // kLaunchBound = kBoundFp32 or kBoundHalf, kernels/wilson_clover.hpp), so it is a candidate of their keys only
 // (variant_available). The nvcc builds' defaults cap sm_90 at 72 registers for fp32 (128/7: 28 warps per SM against
 // 24 at the fp32 kernels' 80 unbounded; 128/5, the default until 2026-11-29, capped at 96 and left them at 80) and at
-// 64 for half (128/8: 32 warps per SM against 28 at the half kernels' 72). CPU backend: its OpenMP loop is the one variant ("host"). Who may
-// include:
-// kernels/backend/{cpu,gpu}.hpp and the code that builds the run's Tuner.
+// 64 for half (128/8: 32 warps per SM against 28 at the half kernels' 72). CPU backend: its OpenMP loop is the one
+// variant ("host"). Who may include: kernels/backend/{cpu,gpu}.hpp and the code that builds the run's Tuner.
 #pragma once
 
 #include <type_traits>
