@@ -35,9 +35,9 @@ void run_kernel(std::int64_t n, const F& f, backend::Stream s = backend::compute
 
 // True on the first call for (F, Tag, variant) in the process (one host thread per rank launches). The launchers use
 // it to load a kernel before its first timed launch: CUDA and HIP load kernels lazily, on first use (with CUDA 13 on
-// an H200, 2026-11-29, the first kernel of a translation unit's module took about 20 ms, which its first launch's time
-// held: fp32 eo_clover's row at 66% of the peak instead of 87% in a run whose tuning came from the cache). Asking the
-// runtime for the kernel's resources loads it; the load then counts in the solve's seconds, not in a kernel's row.
+// an H200, 2026-11-29, fp32 eo_clover's first launch took 20-30 ms longer than the others: its row showed 66% of the
+// peak instead of 87% in a run whose tuning came from the cache). Asking the runtime for the kernel's resources loads
+// it; the load then counts in the solve's seconds, not in a kernel's row.
 template <typename F, int Tag = 0>
 bool first_launch_of(int variant) {
   static std::vector<bool> seen;
