@@ -67,11 +67,11 @@ inline bool tunes_now(Tuner* tuner, const std::string& key) {
 // candidates that exist for F (backend::variant_available; a cached choice that does not gives the default).
 template <typename F>
 int tuned_variant(Tuner* tuner, const std::string& key, std::int64_t n, const F& f, backend::Stream s) {
-  if (tunes_now(tuner, key))
+  const int v = tuner != nullptr ? tuner->find(key) : -1;  // one lookup on the launches that find their choice
+  if (v < 0 && tunes_now(tuner, key))
     return tuner->tune(
         key, [&](int i) { backend::parallel_for_variant(n, f, i, s); },
         [](int i) { return backend::variant_available<F>(i); });
-  const int v = tuner != nullptr ? tuner->find(key) : -1;
   return v >= 0 && backend::variant_available<F>(v) ? v : backend::default_variant();
 }
 
