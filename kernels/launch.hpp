@@ -33,12 +33,19 @@ void run_kernel(std::int64_t n, const F& f, backend::Stream s = backend::compute
   backend::parallel_for<MinOccupancy>(n, f, s);
 }
 
-// True on the first call for (F, Tag, variant) in the process (one host thread per rank launches). The launchers use
-// it to load a kernel before its first timed launch: CUDA and HIP load kernels lazily, on first use (with CUDA 13 on
-// an H200, 2026-11-29, fp32 eo_clover's first launch took 20-30 ms longer than the others: its row showed 66% of the
-// peak instead of 87% in a run whose tuning came from the cache). Asking the runtime for the kernel's resources loads
-// it; the load then counts in the solve's seconds, not in a kernel's row.
-template <typename F, int Tag = 0>
+// The launchers' kinds of launch: each runs its own kernel of a functor F (a reduction's per-site kernel is not the
+// kernel of a plain launch of the same F), and a reduction's finishing kernel is keyed by ReduceFinish<N>.
+enum class LaunchKind { Plain, Tuned, Reduce, Finish };
+template <int N>
+struct ReduceFinish {};
+
+// True on the first call for (F, Kind, Tag, variant) in the process (one host thread per rank launches). The launchers
+// use it to load a kernel before its first timed launch: CUDA and HIP load kernels lazily, on first use (with CUDA 13
+// on an H200, 2026-11-29, fp32 eo_clover's first launch took 20-30 ms longer than the others: its row showed 66% of
+// the peak instead of 87% in a run whose tuning came from the cache). Asking the runtime for the kernel's resources
+// loads it; the load then counts in the solve's seconds, not in a kernel's row. Tag: the launch bound (Plain), the
+// reduction's width (Reduce, Finish).
+template <typename F, LaunchKind Kind, int Tag = 0>
 bool first_launch_of(int variant) {
   static std::vector<bool> seen;
   const auto i = static_cast<std::size_t>(variant + 1);  // variant -1: the untuned launch
@@ -48,10 +55,20 @@ bool first_launch_of(int variant) {
   return true;
 }
 
+// A kernel's resources, asked for before its first timed launch (which loads it: first_launch_of), recorded under name
+// unless the row has them; the launchers record them after the launch only for a name still without (a registry that
+// was not there at the kernel's first launch), so the runtime is asked once per kernel and registry.
+template <typename Query>
+void load_kernel(MetricsRegistry& metrics, const char* name, const Query& query) {
+  const KernelResources r = query();
+  if (!metrics.has_resources(name)) metrics.set_resources(name, r);
+}
+
 template <int MinOccupancy = 0, typename F>
 void launch(MetricsRegistry& metrics, const LaunchCost& cost, std::int64_t n, const F& f) {
   const backend::Stream s = backend::compute_stream();
-  if (first_launch_of<F, MinOccupancy>(-1)) backend::resources<F, MinOccupancy>();  // loads the kernel
+  if (first_launch_of<F, LaunchKind::Plain, MinOccupancy>(-1))
+    load_kernel(metrics, cost.name, [] { return backend::resources<F, MinOccupancy>(); });
   const int t = metrics.start_timing(s);
   backend::parallel_for<MinOccupancy>(n, f, s);
   metrics.stop_timing(t, s, cost.name, cost.flops, cost.bytes);
@@ -88,7 +105,8 @@ void launch_tuned(MetricsRegistry& metrics, Tuner* tuner, const std::string& key
                   std::int64_t n, const F& f) {
   const backend::Stream s = backend::compute_stream();
   const int v = tuned_variant(tuner, key, n, f, s);
-  if (first_launch_of<F>(v)) backend::variant_resources<F>(v);  // loads the kernel
+  if (first_launch_of<F, LaunchKind::Tuned>(v))
+    load_kernel(metrics, cost.name, [v] { return backend::variant_resources<F>(v); });
   const int t = metrics.start_timing(s);
   backend::parallel_for_variant(n, f, v, s);
   metrics.stop_timing(t, s, cost.name, cost.flops, cost.bytes);
@@ -113,7 +131,9 @@ void launch_tuned(MetricsRegistry& metrics, Tuner* tuner, const std::string& key
 template <int N, typename F>
 backend::PendingSums launch_reduce_async(MetricsRegistry& metrics, const LaunchCost& cost, std::int64_t n, const F& f) {
   const backend::Stream s = backend::compute_stream();
-  if (first_launch_of<F, N>(-1)) backend::reduce_resources<N, F>();  // loads the kernel (not its finishing kernel)
+  if (first_launch_of<F, LaunchKind::Reduce, N>(-1))
+    load_kernel(metrics, cost.name, [] { return backend::reduce_resources<N, F>(); });
+  if (first_launch_of<ReduceFinish<N>, LaunchKind::Finish, N>(-1)) backend::finish_resources<N>();  // loads it
   const int t = metrics.start_timing(s);
   int finish = -1;
   backend::PendingSums p = backend::reduce_async<N>(n, f, s, [&] {

@@ -78,5 +78,9 @@ template <int N, typename F>
 KernelResources reduce_resources() {
   return KernelResources{};
 }
+template <int N>
+KernelResources finish_resources() {
+  return KernelResources{};
+}
 
 }  // namespace emprism::backend

@@ -226,5 +226,9 @@ template <int N, typename F>
 KernelResources reduce_resources() {
   return query_resources(reinterpret_cast<const void*>(&reduce_kernel<N, F>), kBlock);
 }
+template <int N>
+KernelResources finish_resources() {
+  return query_resources(reinterpret_cast<const void*>(&finish_kernel<N>), kBlock);
+}
 
 }  // namespace emprism::backend

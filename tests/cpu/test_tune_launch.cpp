@@ -31,19 +31,38 @@ TEST(Tune, CpuBackendTunedLaunchTimesNothingAndComputesTheSameBits) {
   EXPECT_EQ(rows[0].variant, "host");
 }
 
-// The launchers load a kernel before its first timed launch (first_launch_of): true once per kernel type, tag and
-// variant, whatever order the variants come in.
+// The launchers load a kernel before its first timed launch (first_launch_of): true once per kernel type, kind of
+// launch, tag and variant, whatever order the variants come in.
 struct FirstLaunchProbe {};
-TEST(Tune, FirstLaunchOfIsTrueOncePerKernelTagAndVariant) {
-  EXPECT_TRUE((first_launch_of<FirstLaunchProbe>(2)));
-  EXPECT_FALSE((first_launch_of<FirstLaunchProbe>(2)));
-  EXPECT_TRUE((first_launch_of<FirstLaunchProbe>(-1)));  // a lower variant after a higher one
-  EXPECT_TRUE((first_launch_of<FirstLaunchProbe>(0)));
-  EXPECT_FALSE((first_launch_of<FirstLaunchProbe>(-1)));
-  EXPECT_FALSE((first_launch_of<FirstLaunchProbe>(0)));
-  EXPECT_TRUE((first_launch_of<FirstLaunchProbe, 3>(2)));  // another tag: another kernel
-  EXPECT_TRUE((first_launch_of<FirstLaunchProbe>(7)));
-  EXPECT_FALSE((first_launch_of<FirstLaunchProbe>(2)));
+TEST(Tune, FirstLaunchOfIsTrueOncePerKernelKindTagAndVariant) {
+  constexpr LaunchKind kTuned = LaunchKind::Tuned;
+  EXPECT_TRUE((first_launch_of<FirstLaunchProbe, kTuned>(2)));
+  EXPECT_FALSE((first_launch_of<FirstLaunchProbe, kTuned>(2)));
+  EXPECT_TRUE((first_launch_of<FirstLaunchProbe, kTuned>(-1)));  // a lower variant after a higher one
+  EXPECT_TRUE((first_launch_of<FirstLaunchProbe, kTuned>(0)));
+  EXPECT_FALSE((first_launch_of<FirstLaunchProbe, kTuned>(-1)));
+  EXPECT_FALSE((first_launch_of<FirstLaunchProbe, kTuned>(0)));
+  EXPECT_TRUE((first_launch_of<FirstLaunchProbe, kTuned, 3>(2)));  // another tag: another kernel
+  EXPECT_TRUE((first_launch_of<FirstLaunchProbe, kTuned>(7)));
+  EXPECT_FALSE((first_launch_of<FirstLaunchProbe, kTuned>(2)));
+  // The same functor and number in a plain launch (its launch bound) and a reduction (its width): two kernels.
+  EXPECT_TRUE((first_launch_of<FirstLaunchProbe, LaunchKind::Plain, 2>(-1)));
+  EXPECT_TRUE((first_launch_of<FirstLaunchProbe, LaunchKind::Reduce, 2>(-1)));
+  EXPECT_FALSE((first_launch_of<FirstLaunchProbe, LaunchKind::Reduce, 2>(-1)));
+}
+
+// A launch records its kernel's resources in the registry once, and a registry made after the kernel's first launch
+// gets them too (the launch after the timing).
+TEST(Tune, LaunchRecordsResourcesInEachRegistry) {
+  std::vector<double> a(100);
+  const auto f = [&](int i) { a[static_cast<std::size_t>(i)] = 2.0 * i; };
+  MetricsRegistry first, second;
+  launch(first, LaunchCost{"probe", 0, 0}, 100, f);
+  EXPECT_TRUE(first.has_resources("probe"));
+  EXPECT_FALSE(second.has_resources("probe"));
+  launch(second, LaunchCost{"probe", 0, 0}, 100, f);
+  EXPECT_TRUE(second.has_resources("probe"));
+  EXPECT_EQ(a[99], 198.0);
 }
 
 }  // namespace
