@@ -392,7 +392,8 @@ constexpr bool kPrefetchLinks = IsXpayEpilogue<Epi>::value &&
 // only the next link loaded ahead, so they do not. The half and fp32/fp64 operators keep apply_hopping: loaded ahead
 // (ptxas: half 72-80 -> 128 registers, fp32/fp64 128 -> 168-208) oe_clover_half lost 2-4 points with links of 18 and
 // 12, oe_clover_f32d 12.6 points with links of 18 (and gained 1.5 with 12). So do AMD GPUs (not measured; their
-// registers are the scarcer resource).
+// registers are the scarcer resource). The next hop copied into shared memory with cp.async instead (H200,
+// 2026-11-29, fp32 links of 8 and 12): 96-104 registers, 2-5 points lost but in oe_clover (+0.8), so not kept.
 template <typename Epi>
 struct IsCloverXpayEpilogue : std::false_type {};
 template <typename P>
