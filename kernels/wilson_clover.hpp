@@ -36,6 +36,7 @@
 
 #include "kernels/blas.hpp"
 #include "kernels/lattice_arg.hpp"
+#include "kernels/launch_groups.hpp"
 #include "kernels/views.hpp"
 
 namespace emprism {
@@ -355,16 +356,16 @@ struct EpiCloverPlus {
 };
 
 // The fp32 and half operators' tuned kernels are also compiled with the tuner's launch-bounds variant of their group
-// (a register cap, kernels/backend/variants.hpp: 0 the fp32 group, CMake's EMPRISM_TUNE_BOUNDED; 1 the half group,
+// (a register cap, kernels/launch_groups.hpp: kBoundFp32, CMake's EMPRISM_TUNE_BOUNDED; kBoundHalf,
 // EMPRISM_TUNE_BOUNDED_HALF); fp64 and fp32/fp64 ones are not (sm_90: they spill under a cap that would pay). Half
 // (H200, 2026-11-28, BENCHMARKS.md): 64 registers instead of 72, the tuner chose it for all four kernels with links of
 // 12, +1 to +2 points of the peak; fp32 (H200, 2026-11-29): 72 registers instead of 80, chosen for eo_clover with
 // links of 8, 12 and 18 and eo_clover_dag with 8, +1 to +2 points with 8. fp64 kernels have their 128-register form in
 // the candidates anyway (blocks of 512).
 template <typename Epi>
-constexpr int kLaunchBoundHop = std::is_same_v<typename decltype(Epi::a)::precision, float>  ? 0
-                                : std::is_same_v<typename decltype(Epi::a)::precision, Half> ? 1
-                                                                                             : -1;
+constexpr int kLaunchBoundHop = std::is_same_v<typename decltype(Epi::a)::precision, float>  ? kBoundFp32
+                                : std::is_same_v<typename decltype(Epi::a)::precision, Half> ? kBoundHalf
+                                                                                             : kBoundNone;
 
 // The EpiXpay interior kernels (the *_dag ones of oe_clover, no clover term: the fewest bytes per site to cover the
 // arithmetic's latency) ask for their site's four forward links in L2 before the hops (prefetch_l2) with links of 8

@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/launch_groups.hpp"
 #include "kernels/tune.hpp"
 
 namespace emprism::backend {
@@ -58,8 +59,8 @@ constexpr int default_variant() {
   return -1;
 }
 static_assert(default_variant() >= 0, "EMPRISM_GPU_BLOCK must be one of EMPRISM_TUNE_BLOCKS");
-// The launch-bounds variants' groups (a functor's kLaunchBound) and their bounds; block 0: none in this build.
-constexpr int kBoundFp32 = 0, kBoundHalf = 1, kBoundGroups = 2;
+// The launch-bounds variants' bounds, per group (kernels/launch_groups.hpp: a functor's kLaunchBound); block 0: none
+// in this build.
 struct LaunchBound {
   int block = 0;
   int occupancy = 0;
@@ -83,9 +84,9 @@ constexpr int bounded_variant_index(int g) {
   return i;
 }
 
-// F's group (a static constexpr int kLaunchBound), -1 without one.
+// F's group (a static constexpr int kLaunchBound), kBoundNone without one.
 template <typename F, typename = void>
-struct LaunchBoundOf : std::integral_constant<int, -1> {};
+struct LaunchBoundOf : std::integral_constant<int, kBoundNone> {};
 template <typename F>
 struct LaunchBoundOf<F, std::void_t<decltype(F::kLaunchBound)>> : std::integral_constant<int, F::kLaunchBound> {};
 template <typename F>
