@@ -100,6 +100,13 @@ say "build: OK ($(elapsed))"
 
 # ---- helpers for the scripts ----
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# tests_wanted: true unless EMPRISM_DEVICE_SKIP_TESTS=1, which it notes in the summary (the scripts' `if tests_wanted;
+# then <their tests>; fi`).
+tests_wanted() {
+  [ "${EMPRISM_DEVICE_SKIP_TESTS:-0}" = 1 ] || return 0
+  say "tests: skipped (EMPRISM_DEVICE_SKIP_TESTS=1)"
+  return 1
+}
 # device_ctest NAME ARGS...: ctest in $build with ARGS (and a 300 s timeout per test) into $out/ctest_NAME.log; one
 # summary line, and on failure the failing tests' lines and status=1.
 device_ctest() {

@@ -29,9 +29,7 @@ EMPRISM_DEVICE_NAME=heatbath
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # ---- 2. tests ----
-if [ "${EMPRISM_DEVICE_SKIP_TESTS:-0}" = 1 ]; then
-  say "tests: skipped (EMPRISM_DEVICE_SKIP_TESTS=1)"
-else
+if tests_wanted; then
   device_ctest heatbath -R '^(GpuHeatbath|HeatbathDevice|Heatbath)\.' -j 4
   grep -E "(GpuHeatbath|HeatbathDevice)\." "$out/ctest_heatbath.log" | sed 's/^ *[0-9/]* *Test *#[0-9]*: /  /' |
     tee -a "$summary"

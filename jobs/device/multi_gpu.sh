@@ -33,26 +33,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # ---- 3. tests ----
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-[ "${EMPRISM_DEVICE_SKIP_TESTS:-0}" = 1 ] && say "tests: skipped (EMPRISM_DEVICE_SKIP_TESTS=1)"
-if [ "${EMPRISM_DEVICE_SKIP_TESTS:-0}" = 1 ]; then
-  :
-elif ctest --test-dir "$build" -L gpu -V --timeout 300 > "$out/ctest_gpu.log" 2>&1; then
-  say "ctest -L gpu: $(grep -E 'tests passed' "$out/ctest_gpu.log")"
-else
-  status=1
-  say "ctest -L gpu: FAILED: $(grep -E 'tests passed' "$out/ctest_gpu.log")"
-  grep -E "\*\*\*Failed|FAILED|Timeout" "$out/ctest_gpu.log" | head -20 | tee -a "$summary"
-fi
-grep -E ": grid |not available here" "$out/ctest_gpu.log" 2> /dev/null | sed 's/^[0-9]*: /  /' | tee -a "$summary"
-if [ "${EMPRISM_DEVICE_SKIP_TESTS:-0}" = 1 ]; then
-  :
-elif ctest --test-dir "$build" -R '^(Halo|Dirac|Solver)\.|^Cli\..*(Transport|ForcedHalo|Reductions)|^Mpi\.Distributed' -j 8 \
-  --timeout 300 > "$out/ctest_cpu_suite.log" 2>&1; then
-  say "ctest (halo, operator, solver, transport CLI, distributed MPI tests on the GPU build): $(grep -E 'tests passed' "$out/ctest_cpu_suite.log")"
-else
-  status=1
-  say "ctest (halo, operator, solver, transport CLI, distributed MPI tests): FAILED: $(grep -E 'tests passed' "$out/ctest_cpu_suite.log")"
-  grep -E "\*\*\*Failed|Timeout" "$out/ctest_cpu_suite.log" | head -20 | tee -a "$summary"
+if tests_wanted; then
+  device_ctest gpu -L gpu -V
+  grep -E ": grid |not available here" "$out/ctest_gpu.log" | sed 's/^[0-9]*: /  /' | tee -a "$summary"
+  # The halo, operator, solver, transport CLI and distributed MPI tests on the GPU build.
+  device_ctest cpu_suite -R '^(Halo|Dirac|Solver)\.|^Cli\..*(Transport|ForcedHalo|Reductions)|^Mpi\.Distributed' -j 8
 fi
 say "tests done ($(elapsed))"
 

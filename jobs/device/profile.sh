@@ -22,9 +22,7 @@ EMPRISM_DEVICE_NAME=profile
 # shellcheck source=jobs/device/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-if [ "${EMPRISM_DEVICE_SKIP_TESTS:-0}" = 1 ]; then
-  say "tests: skipped (EMPRISM_DEVICE_SKIP_TESTS=1)"
-else
+if tests_wanted; then
   device_ctest gpu -L gpu -j 4
 fi
 

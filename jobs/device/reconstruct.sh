@@ -25,9 +25,7 @@ EMPRISM_DEVICE_NAME=reconstruct
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # ---- 2. tests ----
-if [ "${EMPRISM_DEVICE_SKIP_TESTS:-0}" = 1 ]; then
-  say "tests: skipped (EMPRISM_DEVICE_SKIP_TESTS=1)"
-else
+if tests_wanted; then
   device_ctest gpu -L gpu
   grep -E "GpuReconstruct\." "$out/ctest_gpu.log" | sed 's/^ *[0-9/]* *Test *#[0-9]*: /  /' | tee -a "$summary"
   device_ctest cpu_suite -R '^(Reconstruct|LinkFormat)\.' -j 8

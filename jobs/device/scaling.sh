@@ -51,9 +51,7 @@ shrink=1
 [ "${EMPRISM_SCALING_SMALL:-0}" = 1 ] && shrink=4
 say "GPUs: $ngpu; GPU counts: $gpus; series: $series; precisions: $precisions; transports: $transports"
 
-if [ "${EMPRISM_DEVICE_SKIP_TESTS:-0}" = 1 ]; then
-  say "tests: skipped (EMPRISM_DEVICE_SKIP_TESTS=1)"
-else
+if tests_wanted; then
   device_ctest gpu -L gpu
 fi
 

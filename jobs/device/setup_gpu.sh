@@ -48,9 +48,7 @@ EMPRISM_DEVICE_NAME=setup_gpu
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # ---- 3. tests ----
-if [ "${EMPRISM_DEVICE_SKIP_TESTS:-0}" = 1 ]; then
-  say "tests: skipped (EMPRISM_DEVICE_SKIP_TESTS=1)"
-else
+if tests_wanted; then
   device_ctest gpu -L gpu
   grep -E "Gpu(Setup|Propagator)\." "$out/ctest_gpu.log" | sed 's/^ *[0-9/]* *Test *#[0-9]*: /  /' | tee -a "$summary"
   device_ctest cpu_suite -R '^(CloverDevice|GaugeDevice|GaugeDeviceRead|GaugeMilc|GaugeOpenQcd|PropagatorDevice|Dirac|Solver)\.' -j 8

@@ -36,9 +36,7 @@ EMPRISM_DEVICE_NAME=sloppy
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # ---- 2. tests ----
-if [ "${EMPRISM_DEVICE_SKIP_TESTS:-0}" = 1 ]; then
-  say "tests: skipped (EMPRISM_DEVICE_SKIP_TESTS=1)"
-else
+if tests_wanted; then
   device_ctest gpu -L gpu -R '^(GpuF32d|GpuHalf)\.' -j 4
   suites='F32dOperator|F32dSloppy|HalfStorage|HalfClover|HalfOperator|HalfSloppy|ReliableUpdates'
   device_ctest sloppy -R "^($suites)\." -j 4

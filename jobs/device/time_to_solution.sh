@@ -32,9 +32,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 budget=${EMPRISM_TTS_BUDGET:-450}
 
 # ---- 2. tests ----
-if [ "${EMPRISM_DEVICE_SKIP_TESTS:-0}" = 1 ]; then
-  say "tests: skipped (EMPRISM_DEVICE_SKIP_TESTS=1)"
-else
+if tests_wanted; then
   device_ctest gpu -L gpu -j 4
   device_ctest solver -R '^(Solver|ReliableUpdates)\.' -j 4
 fi
