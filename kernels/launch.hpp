@@ -44,7 +44,7 @@ struct ReduceFinish {};
 // on an H200, 2026-11-29, fp32 eo_clover's first launch took 20-30 ms longer than the others: its row showed 66% of
 // the peak instead of 87% in a run whose tuning came from the cache). Asking the runtime for the kernel's resources
 // loads it; the load then counts in the solve's seconds, not in a kernel's row. Tag: the launch bound (Plain), the
-// reduction's width (Reduce, Finish).
+// reduction's width (Reduce).
 template <typename F, LaunchKind Kind, int Tag = 0>
 bool first_launch_of(int variant) {
   static std::vector<bool> seen;
@@ -133,7 +133,7 @@ backend::PendingSums launch_reduce_async(MetricsRegistry& metrics, const LaunchC
   const backend::Stream s = backend::compute_stream();
   if (first_launch_of<F, LaunchKind::Reduce, N>(-1))
     load_kernel(metrics, cost.name, [] { return backend::reduce_resources<N, F>(); });
-  if (first_launch_of<ReduceFinish<N>, LaunchKind::Finish, N>(-1)) backend::finish_resources<N>();  // loads it
+  if (first_launch_of<ReduceFinish<N>, LaunchKind::Finish>(-1)) backend::finish_resources<N>();  // loads it
   const int t = metrics.start_timing(s);
   int finish = -1;
   backend::PendingSums p = backend::reduce_async<N>(n, f, s, [&] {
