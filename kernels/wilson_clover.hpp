@@ -6,8 +6,9 @@
 // indexed by face index: from the forward neighbour P psi(x+mu) (the link is applied here), from the backward
 // neighbour U_mu(x-mu)^dag P psi(x-mu) (the sender applied its link; kernels/halo_pack.hpp).
 // A kernel is an epilogue (what to do with acc = H in at a site) run by drivers:
-//   DslashInterior     all sites, hops that stay on the rank; boundary sites store the partial acc in out (the fp32
-//                      and fp64 oe_clover load each hop's link and neighbour one hop ahead: kHopsAhead, the same bits)
+//   DslashInterior     all sites, hops that stay on the rank; boundary sites store the partial acc in out, or where
+//                      the epilogue updates out in place in a field of its own (partial_of; the fp32 and fp64
+//                      oe_clover load each hop's link and neighbour one hop ahead: kHopsAhead, the same bits)
 //   DslashExterior     boundary sites only, after the halos arrived: h = the halo hops (mu = 0..3), then the
 //                      epilogue of acc = partial + h
 //   DslashExteriorDir  the boundary sites of one direction mu, as its halo arrives: h (kept per boundary site in
@@ -26,6 +27,8 @@
 //   EpiCloverXpay    v = x + b C acc; out = v; out2 = C v    oe_clover (out2 = A_oo^-1 Mhat p feeds Mhat^dag);
 //                    with site_norm set also site_norm[cb] = |v(cb)|^2 in double (CG's p^dag Mhat^dag Mhat p)
 //   EpiXpay<Dag>     out = x + b acc                  oe_clover_dag
+//   EpiXpayUpdate    out -= alpha (x + b acc), in place; site_norm[cb] = |out(cb)|^2   oe_clover_dag_update (the CG's
+//                    residual update; boundary sites' partial sums in its field partial)
 //   EpiCloverOfXpay  out = C (x + b acc)              source preparation and reconstruction
 //   EpiCloverPlus    out = C x + b acc                the full M, one parity at a time
 // Aliasing: out must not alias in or x. Who may call: the backends through kernels/launch.hpp.
@@ -309,15 +312,18 @@ struct EpiXpay {
   }
 };
 
-// oe_clover_dag with the CG's residual update (one rank, physics/cg.hpp): w = x + b acc (the xpay of EpiXpay<R, true>,
+// oe_clover_dag with the CG's residual update (physics/cg.hpp): w = x + b acc (the xpay of EpiXpay<R, true>,
 // w = Mhat^dag Mhat p), then out = out - alpha w in place (out is the residual r; each thread reads and writes its own
 // site) and site_norm[cb] = |r|^2 of the new r, summed half by half in the order of site_norm2. w is never stored:
 // the update reads r and writes it instead of writing w and reading both (two spinor transfers fewer per iteration),
-// and the sloppy operators apply it to w unrounded (half: not quantised to 16 bits; fp32/fp64: in fp64).
+// and the sloppy operators apply it to w unrounded (half: not quantised to 16 bits; fp32/fp64: in fp64). With
+// partitioned directions the interior kernel leaves a boundary site's partial sum in partial, not in out (which holds
+// r until the exterior kernel updates it); partial aliases none of out, x, the input.
 template <typename R>
 struct EpiXpayUpdate {
   static constexpr bool kDag = true;
   DiracArg<R> a;
+  SpinorView<R> partial;
   template <typename Acc>
   EMPRISM_HD void finish(int cb, const Acc& acc) const {
     double n = 0;
@@ -330,6 +336,17 @@ struct EpiXpayUpdate {
     a.site_norm[cb] = n;
   }
 };
+
+// Where the interior kernel leaves a boundary site's partial sum for the exterior kernels: the epilogue's output, but
+// for an epilogue that updates its output in place.
+template <typename Epi>
+EMPRISM_HD inline auto partial_of(const Epi& e) {
+  return e.a.out;
+}
+template <typename R>
+EMPRISM_HD inline SpinorView<R> partial_of(const EpiXpayUpdate<R>& e) {
+  return e.partial;
+}
 
 template <typename R>
 struct EpiCloverOfXpay {
@@ -419,7 +436,7 @@ struct DslashInterior {
     else
       apply_hopping<Epi::kDag, HopPart::Interior, Rc>(hop, x, cb, acc);
     if (hop.lat.on_boundary(x))
-      e.a.out.store(cb, acc);  // partial: DslashExterior finishes this site
+      partial_of(e).store(cb, acc);  // DslashExterior finishes this site
     else
       e.finish(cb, acc);
   }
@@ -464,7 +481,7 @@ struct DslashExterior {
     hop.lat.coords(cb, hop.out_parity, x);
     auto acc = zero_spinor<R>();
     apply_hopping<Epi::kDag, HopPart::Exterior, Rc>(hop, x, cb, acc);
-    e.finish(cb, PartialPlus<R, decltype(e.a.out)>{acc, e.a.out, cb});  // the interior's partial joins after the halo
+    e.finish(cb, PartialPlus<R, decltype(e.a.out)>{acc, partial_of(e), cb});  // the interior's partial joins last
   }
 };
 
@@ -497,7 +514,7 @@ struct DslashExteriorDir {
         break;
     }
     if ((mask >> (mu + 1)) == 0)
-      e.finish(cb, PartialPlus<R, decltype(e.a.out)>{acc, e.a.out, cb});
+      e.finish(cb, PartialPlus<R, decltype(e.a.out)>{acc, partial_of(e), cb});
     else
       halo.store(k, acc);
   }

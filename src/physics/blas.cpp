@@ -117,9 +117,15 @@ template <typename R>
 double cg_update(Context& ctx, double alpha, const ParitySpinor<R>& p, const ParitySpinor<R>& w,
                  ParitySpinor<solution_t<R>>& x, ParitySpinor<R>& r) {
   backend::PendingSums pending = residual_update(ctx, alpha, w, r);
+  return cg_solution_after(ctx, alpha, p, x, pending);
+}
+
+template <typename R>
+double cg_solution_after(Context& ctx, double alpha, const ParitySpinor<R>& p, ParitySpinor<solution_t<R>>& x,
+                         backend::PendingSums& r_norm2) {
   const std::string xrow = std::string("blas_cg_solution") + PrecisionTraits<R>::row_suffix;
   axpy_row(ctx, xrow.c_str(), alpha, p, x);
-  return global_sum(ctx, pending);
+  return global_sum(ctx, r_norm2);
 }
 
 // As cg_update, x's update fused with the direction's (row blas_cg_direction with the suffix): the kernel reads |r|^2
@@ -166,6 +172,8 @@ template double cg_update_direction<float>(Context&, double, double, const Parit
 template double cg_direction_after<float>(Context&, double, double, const ParitySpinor<float>&,
                                           ParitySpinor<solution_t<float>>&, const ParitySpinor<float>&,
                                           ParitySpinor<float>&, backend::PendingSums&);
+template double cg_solution_after<float>(Context&, double, const ParitySpinor<float>&, ParitySpinor<solution_t<float>>&,
+                                         backend::PendingSums&);
 template void zero<double>(Context&, ParitySpinor<double>&);
 template void axpby<double>(Context&, double, const ParitySpinor<double>&, double, ParitySpinor<double>&);
 template void caxpby<double>(Context&, std::complex<double>, const ParitySpinor<double>&, double,
@@ -182,6 +190,8 @@ template double cg_update_direction<double>(Context&, double, double, const Pari
 template double cg_direction_after<double>(Context&, double, double, const ParitySpinor<double>&,
                                            ParitySpinor<solution_t<double>>&, const ParitySpinor<double>&,
                                            ParitySpinor<double>&, backend::PendingSums&);
+template double cg_solution_after<double>(Context&, double, const ParitySpinor<double>&,
+                                          ParitySpinor<solution_t<double>>&, backend::PendingSums&);
 template void convert<float, float>(Context&, ParitySpinor<float>&, const ParitySpinor<float>&);
 template void convert<double, double>(Context&, ParitySpinor<double>&, const ParitySpinor<double>&);
 template void convert<float, double>(Context&, ParitySpinor<float>&, const ParitySpinor<double>&);
@@ -204,6 +214,8 @@ template double cg_update_direction<Half>(Context&, double, double, const Parity
 template double cg_direction_after<Half>(Context&, double, double, const ParitySpinor<Half>&,
                                          ParitySpinor<solution_t<Half>>&, const ParitySpinor<Half>&,
                                          ParitySpinor<Half>&, backend::PendingSums&);
+template double cg_solution_after<Half>(Context&, double, const ParitySpinor<Half>&, ParitySpinor<solution_t<Half>>&,
+                                        backend::PendingSums&);
 template void convert<Half, Half>(Context&, ParitySpinor<Half>&, const ParitySpinor<Half>&);
 template void convert<Half, double>(Context&, ParitySpinor<Half>&, const ParitySpinor<double>&);
 template void convert<Half, float>(Context&, ParitySpinor<Half>&, const ParitySpinor<float>&);
@@ -226,6 +238,8 @@ template double cg_update_direction<F32d>(Context&, double, double, const Parity
 template double cg_direction_after<F32d>(Context&, double, double, const ParitySpinor<F32d>&,
                                          ParitySpinor<solution_t<F32d>>&, const ParitySpinor<F32d>&,
                                          ParitySpinor<F32d>&, backend::PendingSums&);
+template double cg_solution_after<F32d>(Context&, double, const ParitySpinor<F32d>&, ParitySpinor<solution_t<F32d>>&,
+                                        backend::PendingSums&);
 template void convert<F32d, F32d>(Context&, ParitySpinor<F32d>&, const ParitySpinor<F32d>&);
 template void convert<F32d, double>(Context&, ParitySpinor<F32d>&, const ParitySpinor<double>&);
 template void convert<F32d, float>(Context&, ParitySpinor<F32d>&, const ParitySpinor<float>&);

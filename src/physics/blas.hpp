@@ -60,5 +60,10 @@ template <typename R>
 double cg_direction_after(Context& ctx, double alpha, double rr_old, const ParitySpinor<R>& p,
                           ParitySpinor<solution_t<R>>& x, const ParitySpinor<R>& r, ParitySpinor<R>& p_next,
                           backend::PendingSums& r_norm2);
+// On any number of ranks, after a residual update done elsewhere whose |r|^2 (this rank's) is pending on the device:
+// x += alpha p, launched before the wait and the sum over ranks. Returns the global |r|^2.
+template <typename R>
+double cg_solution_after(Context& ctx, double alpha, const ParitySpinor<R>& p, ParitySpinor<solution_t<R>>& x,
+                         backend::PendingSums& r_norm2);
 
 }  // namespace emprism::blas

@@ -40,12 +40,12 @@ class ReliableCg {
         w_(outer.geometry()),
         v_(outer.geometry()),
         delta_(std::is_same_v<Ro, Ri> ? 0.0 : params.reliable_delta),
-        floor_(50 * PrecisionTraits<Ri>::epsilon) {
+        floor_(50 * PrecisionTraits<Ri>::epsilon),
+        fused_(params.fuse_update) {
     if constexpr (!std::is_same_v<Ro, Ri>) rs_own_ = std::make_unique<ParitySpinor<Ri>>(outer.geometry());
     if (ictx_.comm.size() == 1) {
       p_other_ = std::make_unique<ParitySpinor<Ri>>(outer.geometry());
       p_next_ = p_other_.get();
-      fused_ = params.fuse_update && inner.fuses_update();
     }
   }
 
@@ -86,7 +86,7 @@ class ReliableCg {
   ParitySpinor<Ri>* p_next_ = nullptr;
   std::unique_ptr<ParitySpinor<Ri>> rs_own_;  // mixed precision; else rs is r
   const double delta_, floor_;
-  bool fused_ = false;  // one rank, the operator's residual update (CgParams::fuse_update)
+  const bool fused_;  // the operator's residual update (CgParams::fuse_update)
   double b2_ = 0, c2_ = 0;
   std::int64_t iteration_sums_ = 0;
 };
@@ -114,8 +114,8 @@ bool ReliableCg<Ro, Ri>::start() {
   return !stop_on(blas::norm2(ictx_, rs()));  // the sloppy precision's range (e.g. fp32 overflow)
 }
 
-// w = A p, alpha = rr / p^dag A p, rs -= alpha w, xs += alpha p (blas::cg_update): exactly two global sums. Fused (one
-// rank): alpha from |Mhat p|^2 before the operator's last kernel, which does rs -= alpha A p itself (w not stored).
+// w = A p, alpha = rr / p^dag A p, rs -= alpha w, xs += alpha p (blas::cg_update): exactly two global sums. Fused:
+// alpha from |Mhat p|^2 before the operator's last kernel, which does rs -= alpha A p itself (w not stored).
 template <typename Ro, typename Ri>
 bool ReliableCg<Ro, Ri>::step(double& rr) {
   const std::int64_t sums_before = ictx_.comm.sum_calls();
@@ -132,7 +132,8 @@ bool ReliableCg<Ro, Ri>::step(double& rr) {
     if (fused_) {
       backend::PendingSums rr_local;
       inner_.apply_mdagm_update(rs(), v_, alpha, w_, &rr_local);  // w_: the tuner's scratch
-      rr = blas::cg_direction_after(ictx_, alpha, rr, *p_, xs_, rs(), *p_next_, rr_local);
+      rr = p_next_ ? blas::cg_direction_after(ictx_, alpha, rr, *p_, xs_, rs(), *p_next_, rr_local)
+                   : blas::cg_solution_after(ictx_, alpha, *p_, xs_, rr_local);
     } else {
       rr = p_next_ ? blas::cg_update_direction(ictx_, alpha, rr, *p_, w_, xs_, rs(), *p_next_)
                    : blas::cg_update(ictx_, alpha, *p_, w_, xs_, rs());

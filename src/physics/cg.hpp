@@ -51,14 +51,16 @@
 // update r -= alpha w; the device runs x += alpha p while the host waits for it and sums it over ranks, then the host
 // launches p = r + beta p). On one rank, where the device's sum is the global one, x's update also computes the next
 // direction with beta from that sum on the device (blas::cg_update_direction: one pass over p and one launch less per
-// iteration) into a second direction field; a reliable update discards it and rebuilds the direction from p. There,
-// unless a test forces a direction through the halo exchange (WilsonClover::fuses_update; CgParams::fuse_update), the
-// residual update is done by the operator's last kernel (apply_mdagm_update: oe_clover_dag_update): the host waits
-// for |Mhat p|^2 while the device runs eo_clover_dag, then enqueues r -= alpha Mhat^dag v with its |r|^2, so w = A p is
-// never stored (two spinor transfers fewer per iteration; in fp64 and fp32 the same bits as the unfused kernels, the
-// sloppy half and fp32/fp64 operators update with w unrounded). Measured on an H200 (BENCHMARKS.md, 2026-11-28), unit
-// gauge 32^3x64: mixed/single links 12 0.207 -> 0.199 s, double 0.304 -> 0.290 s, mixed/half 0.182 -> 0.171 s (164 ->
-// 160 iterations), mixed/single_fp64 0.198 -> 0.192 s. A reliable update adds three global sums (|r|^2, <r, p>, and
+// iteration) into a second direction field; a reliable update discards it and rebuilds the direction from p. On any
+// number of ranks (unless CgParams::fuse_update is false: tests, comparisons) the residual update is done by the
+// operator's last kernel (apply_mdagm_update: oe_clover_dag_update, with the halo exchange where directions are
+// partitioned): the host waits for |Mhat p|^2 while the device runs eo_clover_dag, then enqueues r -= alpha Mhat^dag v
+// with its |r|^2, so w = A p is never stored (two spinor transfers fewer per iteration; in fp64 and fp32 the same bits
+// as the unfused kernels, the sloppy half and fp32/fp64 operators update with w unrounded); on several ranks x's
+// update follows it while the host waits for |r|^2 and sums it over ranks. Measured on an H200 (BENCHMARKS.md,
+// 2026-11-28), one rank, unit gauge 32^3x64: mixed/single links 12 0.207 -> 0.199 s, double 0.304 -> 0.290 s,
+// mixed/half 0.182 -> 0.171 s (164 -> 160 iterations), mixed/single_fp64 0.198 -> 0.192 s. A reliable update adds
+// three global sums (|r|^2, <r, p>, and
 // the full residual where the target is met). All are deterministic (fixed order on the device and in rank order
 // across ranks). The CG iterations and their own global sums (not those of the updates)
 // are counted in the context's metrics (ReductionStats).
@@ -83,8 +85,8 @@ struct CgParams {
   // fallen below reliable_delta times the largest iterated residual since the last update (QUDA's reliable_delta).
   double reliable_delta = 0.1;
   CgStop stop = CgStop::Full;
-  // One rank: the residual update r -= alpha A p done by the operator's last kernel (WilsonClover::apply_mdagm_update)
-  // instead of A p stored and a kernel of its own. false: the unfused kernels (tests, comparisons).
+  // The residual update r -= alpha A p done by the operator's last kernel (WilsonClover::apply_mdagm_update) instead
+  // of A p stored and a kernel of its own. false: the unfused kernels (tests, comparisons).
   bool fuse_update = true;
   int progress_every = 50;
   // Called every progress_every iterations with (iteration, relative CG residual, seconds since start).

@@ -63,16 +63,16 @@ inline constexpr SiteCost kDirectionCost{120, 3 * kS<R> + 2 * kS<solution_t<R>>}
 
 // One CG iteration on Mhat^dag Mhat in the precision R (a mixed solve's sloppy one; its reliable updates not counted)
 // with links of `link_reals` reals, per even site: the four hot kernels apply_mdagm launches (oe_clover with the
-// fused |Mhat p|^2 and its sum), the residual update, and x's and p's updates. Where no direction goes through the
-// halo exchange (one rank; halo: a test forcing it there) the residual update is oe_clover_dag's (oe_clover_dag_update
-// and the sum of its |r|^2, physics/cg.hpp), else a kernel of its own; on one rank x's and p's updates are one pass
-// (blas::cg_update_direction, cg_direction_after), on several two launches (blas::cg_update's axpy, blas::axpby).
+// fused |Mhat p|^2 and its sum), the residual update, and x's and p's updates. The residual update is oe_clover_dag's
+// (oe_clover_dag_update and the sum of its |r|^2, physics/cg.hpp), or with fused false (CgParams::fuse_update) a
+// kernel of its own after oe_clover_dag; on one rank x's and p's updates are one pass (blas::cg_update_direction,
+// cg_direction_after), on several two launches (blas::cg_solution_after's axpy, blas::axpby).
 template <typename R>
-constexpr SiteCost cg_iteration_cost(int link_reals = 18, int ranks = 1, bool halo = false) {
+constexpr SiteCost cg_iteration_cost(int link_reals = 18, int ranks = 1, bool fused = true) {
   const SiteCost links{0, link_bytes<R>(link_reals)};
   const SiteCost head = 2 * kEoCloverCost<R> + kOeCloverCost<R> + kSiteNormCost + kSiteSumCost + 4 * links;
   const SiteCost update =
-      ranks == 1 && !halo ? kOeCloverDagUpdateCost<R> + kSiteSumCost : kOeCloverDagCost<R> + kResidualUpdateCost<R>;
+      fused ? kOeCloverDagUpdateCost<R> + kSiteSumCost : kOeCloverDagCost<R> + kResidualUpdateCost<R>;
   const SiteCost x_and_p = ranks == 1 ? kDirectionCost<R> : kAxpyCost<solution_t<R>, R> + kAxpbyCost<R>;
   return head + update + x_and_p;
 }

@@ -99,12 +99,12 @@ class WilsonClover {
   // epilogue writes it per site and a reduction over those is enqueued without waiting (backend::wait_sums).
   void apply_mdagm(ParitySpinor<R>& out, ParitySpinor<R>& v, const ParitySpinor<R>& in,
                    backend::PendingSums* v_norm2 = nullptr);
-  // apply_mdagm in two parts, for the CG's iteration with its residual update fused into the last kernel (only where
-  // no direction is partitioned: fuses_update()): apply_mdagm_head enqueues v = Mhat in (with v_norm2 as apply_mdagm)
-  // and eo_clover_dag of A_oo^-1 v into the operator's temporary; apply_mdagm_update, called next, enqueues
-  // r -= alpha Mhat^dag v in place (oe_clover_dag_update: the vector Mhat^dag v is never stored) and the sum of this
-  // rank's |r|^2 into r_norm2 (not waited for). scratch: any field, which the tuner's timing runs overwrite.
-  bool fuses_update() const { return !geom_.any_partitioned(); }
+  // apply_mdagm in two parts, for the CG's iteration with its residual update fused into the last kernel:
+  // apply_mdagm_head enqueues v = Mhat in (with v_norm2 as apply_mdagm) and eo_clover_dag of A_oo^-1 v into the
+  // operator's temporary; apply_mdagm_update, called next, enqueues r -= alpha Mhat^dag v in place
+  // (oe_clover_dag_update: the vector Mhat^dag v is never stored; with partitioned directions through the halo
+  // exchange, the boundary sites' partial sums in the operator's other temporary) and the sum of this rank's |r|^2
+  // into r_norm2 (not waited for). scratch: any field apart from r and v, which the tuner's timing runs overwrite.
   void apply_mdagm_head(ParitySpinor<R>& v, const ParitySpinor<R>& in, backend::PendingSums* v_norm2);
   void apply_mdagm_update(ParitySpinor<R>& r, const ParitySpinor<R>& v, double alpha, ParitySpinor<R>& scratch,
                           backend::PendingSums* r_norm2);

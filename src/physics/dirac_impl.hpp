@@ -56,11 +56,23 @@ template <typename R>
 constexpr bool kTunedEpi<EpiXpayUpdate<R>> = true;
 
 // Epilogues that update their output in place (EpiXpayUpdate: the CG's residual): not safe to run again, so the tuner
-// times the kernel on a copy of the output (its out2) instead; never partitioned (apply_mdagm_update).
+// times the kernel, and the halo policies where none is chosen yet, on a copy of the output (its out2) instead.
 template <typename Epi>
 constexpr bool kInPlaceEpi = false;
 template <typename R>
 constexpr bool kInPlaceEpi<EpiXpayUpdate<R>> = true;
+
+// The tuner's form of an in-place epilogue: the same kernel on out2, which copy_output fills from out.
+template <typename Epi>
+Epi trial_of(const Epi& epi) {
+  Epi trial = epi;
+  trial.a.out = epi.a.out2;
+  return trial;
+}
+template <typename R, typename Epi>
+void copy_output(std::int64_t sites, const Epi& epi) {
+  run_kernel(sites, ConvertFunctor<R, R>{epi.a.out2, epi.a.out});
+}
 
 }  // namespace
 
@@ -338,26 +350,29 @@ void WilsonClover<R>::dslash_of(const char* name, double flops_per_site, double 
   const char* part = !geom_.any_partitioned() ? "" : transport_.candidates().front().whole ? ".whole" : ".interior";
   const std::string key =
       kTunedEpi<Epi> ? tune_key(row + part, PrecisionTraits<R>::name, Rc, geom_.half_volume()) : std::string();
-  if constexpr (kInPlaceEpi<Epi>) {
-    if (geom_.any_partitioned()) throw std::logic_error(row + ": in place, one rank only");
-    Epi trial = epi;  // the tuner's: the same kernel on a copy of the output
-    trial.a.out = epi.a.out2;
-    launch_tuned(ctx_.metrics, ctx_.tuner, key, cost, geom_.half_volume(), DslashInterior<Epi, Rc>{epi},
-                 DslashInterior<Epi, Rc>{trial}, [&] {
-                   run_kernel(geom_.half_volume(), ConvertFunctor<R, R>{epi.a.out2, epi.a.out});
-                 });
-  } else if (!geom_.any_partitioned()) {
-    if constexpr (kTunedEpi<Epi>)
-      launch_tuned(ctx_.metrics, ctx_.tuner, key, cost, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
+  const std::int64_t sites = geom_.half_volume();
+  if (!geom_.any_partitioned()) {
+    if constexpr (kInPlaceEpi<Epi>)
+      launch_tuned(ctx_.metrics, ctx_.tuner, key, cost, sites, DslashInterior<Epi, Rc>{epi},
+                   DslashInterior<Epi, Rc>{trial_of(epi)}, [&] { copy_output<R>(sites, epi); });
+    else if constexpr (kTunedEpi<Epi>)
+      launch_tuned(ctx_.metrics, ctx_.tuner, key, cost, sites, DslashInterior<Epi, Rc>{epi});
     else
-      launch(ctx_.metrics, cost, geom_.half_volume(), DslashInterior<Epi, Rc>{epi});
-  } else {
-    if (!transport_.has_policy()) tune<Rc>(epi, key);
-    const backend::Stream compute = backend::compute_stream();
-    const int t = ctx_.metrics.start_timing(compute);
-    exchange_and_apply<Rc>(epi, key);
-    ctx_.metrics.stop_timing(t, compute, cost.name, cost.flops, cost.bytes);
+      launch(ctx_.metrics, cost, sites, DslashInterior<Epi, Rc>{epi});
+    return;
   }
+  if constexpr (kInPlaceEpi<Epi>) {  // whatever is still to tune, on the trial form
+    if (!transport_.has_policy() || tunes_now(ctx_.tuner, key)) copy_output<R>(sites, epi);
+    if (!transport_.has_policy()) tune<Rc>(trial_of(epi), key);
+    if (tunes_now(ctx_.tuner, key))
+      exchange_and_apply<Rc>(trial_of(epi), key);  // (tune applies nothing with one candidate)
+  } else if (!transport_.has_policy()) {
+    tune<Rc>(epi, key);
+  }
+  const backend::Stream compute = backend::compute_stream();
+  const int t = ctx_.metrics.start_timing(compute);
+  exchange_and_apply<Rc>(epi, key);
+  ctx_.metrics.stop_timing(t, compute, cost.name, cost.flops, cost.bytes);
 }
 
 template <typename R>
@@ -479,7 +494,7 @@ void WilsonClover<R>::apply_mdagm_update(ParitySpinor<R>& r, const ParitySpinor<
   b.site_norm = site_norm_.data();
   b.alpha = real_t<R>(alpha);
   constexpr SiteCost c = kOeCloverDagUpdateCost<R>;
-  dslash("oe_clover_dag_update", c.flops, c.bytes, EpiXpayUpdate<R>{b});
+  dslash("oe_clover_dag_update", c.flops, c.bytes, EpiXpayUpdate<R>{b, tmp_o_.view()});  // (tmp_o_: read by now)
   *r_norm2 = sum_site_norms("oe_clover_dag_update_norm");
 }
 

@@ -9,9 +9,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include "gpu_support.hpp"
 #include "io/tune_cache.hpp"
@@ -135,16 +137,28 @@ std::vector<unsigned char> fused_update_bytes(OperatorSetup<float>& s, Tuner* tu
 
 // The fused kernel updates r in place, so the tuner times it on a copy (physics/dirac_impl.hpp kInPlaceEpi): a first
 // use that tunes it leaves r as the default variant without a tuner does (every variant computes the same bits).
+// Also with directions through the halo exchange (this rank with itself): staged (the interior kernel tuned, its
+// boundary sites' partial sums apart from r) and auto (peer here: the whole kernel tuned).
 TEST(GpuTune, TuningTheInPlaceResidualUpdateLeavesItsResultAsUntuned) {
   if (no_gpu()) GTEST_SKIP() << "no GPU: this build uses the " << backend::name() << " backend or sees no device";
-  for (int rc : {18, 12, 8}) {
-    OperatorSetup<float> s(kLat, ref::random_su3_links(kLat, 605), 0.12, 1.3, {0, 0, 0, 3.14159265358979}, {}, rc);
-    const auto psi = ref::random_spinor(kLat, 606), res = ref::random_spinor(kLat, 607);
-    const auto untuned = fused_update_bytes(s, nullptr, psi, res);
-    Tuner tuner = make_tuner();
-    const auto tuned = fused_update_bytes(s, &tuner, psi, res);
-    EXPECT_EQ(tuner.stats().tuned, 4) << "eo_clover, oe_clover, eo_clover_dag and oe_clover_dag_update, r" << rc;
-    EXPECT_EQ(std::memcmp(tuned.data(), untuned.data(), tuned.size()), 0) << "r" << rc;
+  using Choice = TransportRequest::Choice;
+  const std::array<bool, 4> none{}, t{false, false, false, true}, all{true, true, true, true};
+  const std::pair<std::array<bool, 4>, Choice> halos[] = {
+      {none, Choice::Auto}, {t, Choice::Staged}, {all, Choice::Staged}, {all, Choice::Auto}};
+  for (const auto& [force, choice] : halos) {
+    for (int rc : {18, 12, 8}) {
+      TransportRequest request;
+      request.choice = choice;
+      OperatorSetup<float> s(kLat, ref::random_su3_links(kLat, 605), 0.12, 1.3, {0, 0, 0, 3.14159265358979}, force, rc,
+                             request);
+      const auto psi = ref::random_spinor(kLat, 606), res = ref::random_spinor(kLat, 607);
+      const auto untuned = fused_update_bytes(s, nullptr, psi, res);
+      const std::string where = "r" + std::to_string(rc) + ", halo policy '" + s.op->halo_policy() + "'";
+      Tuner tuner = make_tuner();
+      const auto tuned = fused_update_bytes(s, &tuner, psi, res);
+      EXPECT_EQ(tuner.stats().tuned, 4) << "eo_clover, oe_clover, eo_clover_dag and oe_clover_dag_update, " << where;
+      EXPECT_EQ(std::memcmp(tuned.data(), untuned.data(), tuned.size()), 0) << where;
+    }
   }
 }
 
