@@ -11,9 +11,11 @@
 
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "operator_fixture.hpp"
 #include "src/physics/cg.hpp"
@@ -127,6 +129,17 @@ TEST(FusedUpdate, FusedSolveRecordsTheFusedKernelInsteadOfTheUpdate) {
   EXPECT_FALSE(has_row(f, "blas_cg_update"));
   EXPECT_FALSE(has_row(u, "oe_clover_dag_update"));
   EXPECT_TRUE(has_row(u, "blas_cg_update"));
+}
+
+// With halos the in-place kernel needs the halo policy that apply_mdagm_head's kernels choose: called first, it is
+// refused (timing the policies would update r several times), r untouched.
+TEST(FusedUpdate, UpdateBeforeTheHaloPolicyIsChosenIsRefused) {
+  OperatorSetup<double> s(kLat, ref::unit_links(kLat), kKappa, kCsw, kTwisted, {false, false, false, true}, 18);
+  const std::vector<Cd> r0 = ref::random_spinor(kLat, 1704);
+  SpinorField<double> r = s.field(r0), v(s.geom), scratch(s.geom);
+  backend::PendingSums rr;
+  EXPECT_THROW(s.op->apply_mdagm_update(r.odd, v.odd, 0.5, scratch.odd, &rr), std::logic_error);
+  EXPECT_EQ(s.natural(r), r0);
 }
 
 // Overlapped policies (staged: the exterior fused and, with several directions, split per direction).
