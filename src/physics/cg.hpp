@@ -60,10 +60,9 @@
 // update follows it while the host waits for |r|^2 and sums it over ranks. Measured on an H200 (BENCHMARKS.md,
 // 2026-11-28), one rank, unit gauge 32^3x64: mixed/single links 12 0.207 -> 0.199 s, double 0.304 -> 0.290 s,
 // mixed/half 0.182 -> 0.171 s (164 -> 160 iterations), mixed/single_fp64 0.198 -> 0.192 s. A reliable update adds
-// three global sums (|r|^2, <r, p>, and
-// the full residual where the target is met). All are deterministic (fixed order on the device and in rank order
-// across ranks). The CG iterations and their own global sums (not those of the updates)
-// are counted in the context's metrics (ReductionStats).
+// three global sums (|r|^2, <r, p>, and the full residual where the target is met). All are deterministic (fixed order
+// on the device and in rank order across ranks). The CG iterations and their own global sums (not those of the
+// updates) are counted in the context's metrics (ReductionStats).
 #pragma once
 
 #include <functional>
