@@ -40,8 +40,7 @@ class ReliableCg {
         w_(outer.geometry()),
         v_(outer.geometry()),
         delta_(std::is_same_v<Ro, Ri> ? 0.0 : params.reliable_delta),
-        floor_(50 * PrecisionTraits<Ri>::epsilon),
-        fused_(params.fuse_update) {
+        floor_(50 * PrecisionTraits<Ri>::epsilon) {
     if constexpr (!std::is_same_v<Ro, Ri>) rs_own_ = std::make_unique<ParitySpinor<Ri>>(outer.geometry());
     if (ictx_.comm.size() == 1) {
       p_other_ = std::make_unique<ParitySpinor<Ri>>(outer.geometry());
@@ -86,7 +85,6 @@ class ReliableCg {
   ParitySpinor<Ri>* p_next_ = nullptr;
   std::unique_ptr<ParitySpinor<Ri>> rs_own_;  // mixed precision; else rs is r
   const double delta_, floor_;
-  const bool fused_;  // the operator's residual update (CgParams::fuse_update)
   double b2_ = 0, c2_ = 0;
   std::int64_t iteration_sums_ = 0;
 };
@@ -121,7 +119,7 @@ bool ReliableCg<Ro, Ri>::step(double& rr) {
   const std::int64_t sums_before = ictx_.comm.sum_calls();
   // |Mhat p|^2 is summed on the device while Mhat^dag runs (its wait is short and its MPI time overlaps the device).
   backend::PendingSums pap_local;
-  if (fused_)
+  if (params_.fuse_update)
     inner_.apply_mdagm_head(v_, *p_, &pap_local);  // w = A p is not stored: the last kernel comes with alpha
   else
     inner_.apply_mdagm(w_, v_, *p_, &pap_local);
@@ -129,7 +127,7 @@ bool ReliableCg<Ro, Ri>::step(double& rr) {
   bool go_on = !stop_on(pap) && pap > 0;
   if (go_on) {
     const double alpha = rr / pap;
-    if (fused_) {
+    if (params_.fuse_update) {
       backend::PendingSums rr_local;
       inner_.apply_mdagm_update(rs(), v_, alpha, w_, &rr_local);  // w_: the tuner's scratch
       rr = p_next_ ? blas::cg_direction_after(ictx_, alpha, rr, *p_, xs_, rs(), *p_next_, rr_local)
