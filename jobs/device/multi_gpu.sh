@@ -32,7 +32,6 @@ EMPRISM_DEVICE_NAME=multi_gpu
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # ---- 3. tests ----
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 if tests_wanted; then
   device_ctest gpu -L gpu -V
   grep -E ": grid |not available here" "$out/ctest_gpu.log" | sed 's/^[0-9]*: /  /' | tee -a "$summary"
