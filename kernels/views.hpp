@@ -1,20 +1,31 @@
 // views.hpp: non-owning, trivially-copyable views of field memory with load/store per site. The layout is a
-// property of the view; kernels only call load/store. One layout for every backend, blocked structure of
-// arrays: an element of type T is kBlocks blocks of 16 (or 8, 4) bytes, and block k of element i lives at
-// data[k * stride + i], so consecutive sites (GPU threads) read consecutive blocks (coalesced 16-byte loads).
-//   spinor of one parity:  element = Spinor (fp32: 6 blocks of 16 B), stride = sites of the parity
+// property of the view; kernels only call load/store. Blocked structure of arrays in tiles (the CPU backend and
+// NVIDIA GPUs: EMPRISM_TILED_LAYOUT, kernels/backend/defs.hpp): an element of type T is kBlocks blocks of 16 (or 8, 4)
+// bytes, the elements are grouped in tiles of kTileSites consecutive sites, and block k of element i lives at
+//   data[(i / kTileSites) * kTileSites * kBlocks + k * kTileSites + i % kTileSites]
+// so consecutive sites (GPU threads) read consecutive blocks (coalesced 16-byte loads), the blocks of one element
+// lie at fixed distances (immediate offsets from one address per element), and a warp's whole element is one
+// contiguous stretch of memory. An array of n elements takes tiled_sites(n) elements (n rounded up to whole tiles;
+// the sites past n are never read by kernels). Against the untiled layout (block k of element i at data[k * n + i]) on
+// an H200 (BENCHMARKS.md, 2026-11-29, 32^3x64): the same bits; the fp32 hot kernels with links of 18 and 12 +0.4 to
+// +2.9 points of the peak, the fp64 ones +2 to +6, the fp32/fp64 operator's +2 to +3 but oe_clover_dag_update_f32d
+// with links of 12 -7 (nvcc gives it 155 registers instead of 128); tiles of 32 and 128 sites alike. HIP on AMD GPUs
+// keeps the untiled rows, block k of element i at data[k * stride + i] with stride = tiled_sites(n) (the same sizes),
+// addressed from a row start every thread shares plus a 32-bit byte offset (a scalar base and one vector offset per
+// element on gfx90a instead of a 64-bit vector address).
+//   spinor of one parity:  element = Spinor (fp32: 6 blocks of 16 B), n = sites of the parity
 //   gauge, both parities:  element = one link in its format (SU3, or 12 or 8 reals: kernels/link_format.hpp),
-//                          sub-array [parity][mu], each with stride = sites of a parity
-//   clover of one parity:  element = CloverSite (A or A^-1, 72 reals), stride = sites of the parity
-//   half clover:           per chiral block b, element = CloverBlock16 (9 blocks of 8 B), stride = sites of the
-//                          parity, the two blocks one after the other; then a float norm per (block, site) at
-//                          norm[b * sites + i] (kernels/clover_half.hpp)
-//   half spinor field:     per chiral half b, element = ChiralHalf16 (3 blocks of 8 B), stride = sites of the
-//                          parity, the two halves one after the other; then a float norm per (half, site) at
-//                          norm[b * sites + i] (kernels/half.hpp)
+//                          sub-array [parity][mu] of tiled_sites(sites of a parity) elements each
+//   clover of one parity:  element = CloverSite (A or A^-1, 72 reals), n = sites of the parity
+//   half clover:           per chiral block b, element = CloverBlock16 (9 blocks of 8 B), a sub-array of
+//                          tiled_sites(sites of the parity) elements, the two blocks one after the other; then a float
+//                          norm per (block, site) at norm[b * sites + i] (kernels/clover_half.hpp)
+//   half spinor field:     per chiral half b, element = ChiralHalf16 (3 blocks of 8 B), a sub-array of
+//                          tiled_sites(sites of the parity) elements, the two halves one after the other; then a float
+//                          norm per (half, site) at norm[b * sites + i] (kernels/half.hpp)
 //   fp32/fp64 spinor field (Fp32Fp64): the fp32 spinor layout; load widens to Spinor<double>, store rounds to float
-//   compressed clover:     element = CloverSiteC (A of the fp32 operator, 2 x 28 reals: 14 blocks of 16 B), stride
-//                          = sites of the parity; a view stands for A or A^-1 (kernels/clover_dynamic.hpp)
+//   compressed clover:     element = CloverSiteC (A of the fp32 operator, 2 x 28 reals: 14 blocks of 16 B), n = sites
+//                          of the parity; a view stands for A or A^-1 (kernels/clover_dynamic.hpp)
 // Links and clover are loaded streaming (read once per kernel, so they do not evict from L2 the spinors that eight
 // sites read; the hot kernels' xpay inputs and results too): load_streaming, kernels/backend/defs.hpp, NVIDIA only.
 // Clover views take the arithmetic type T as a second parameter (default: the stored one): loads widen the stored reals
@@ -40,9 +51,17 @@
 
 namespace emprism {
 
-// A row of a blocked array (one block of every element) is addressed with 32-bit byte offsets on AMD GPUs
-// (BlockedArray::at), so it holds at most 2^32 / 16 elements: the sites per parity of a rank (Geometry refuses more).
-constexpr std::int64_t kMaxRowElements = (std::int64_t{1} << 32) / 16;
+// A rank holds at most 2^26 sites per parity (Geometry refuses more), so that a blocked array's blocks are counted by
+// 32-bit indices (BlockedArray::at; the largest element, an fp64 clover site, has 36 blocks), a row's bytes by 32-bit
+// offsets (the untiled layout), and kernels' site indices over both parities and chiral blocks (b * sites + i) fit
+// an int.
+constexpr std::int64_t kMaxParitySites = std::int64_t{1} << 26;
+
+// The sites of a tile of the blocked layout (a power of two; a whole number of warps and of AMD wavefronts).
+constexpr int kTileSites = 64;
+
+// The elements an array of n sites takes: n rounded up to whole tiles.
+EMPRISM_HD constexpr std::int64_t tiled_sites(std::int64_t n) { return (n + kTileSites - 1) / kTileSites * kTileSites; }
 
 struct alignas(16) Block16 {
   std::uint32_t w[4];
@@ -64,20 +83,32 @@ struct BlockedArray {
   using B = BlockOf<T>;
   static constexpr int kBlocks = static_cast<int>(sizeof(T) / sizeof(B));
   B* data = nullptr;
-  int stride = 0;
+  int stride = 0;  // tiled_sites(n) for n elements (the untiled layout's row)
 
-  // Block k of element i. On AMD GPUs: a row start that is the same for every thread (data + k stride) plus a
-  // 32-bit byte offset (i < kMaxRowElements), so all blocks of an element are addressed with scalar row bases and
-  // one shared 32-bit vector offset instead of a 64-bit vector address per block (fewer VGPRs). Elsewhere the
-  // plain index (nvcc allocates fewer registers for it in sm_90's hot kernels).
+  // Block k of element i (the header's layout). Tiled: the element's first block by a 32-bit index (the array holds
+  // fewer than 2^32 blocks: kMaxParitySites), the others at constant distances from it (immediate offsets). Untiled
+  // (AMD GPUs): the row start data + k stride, the same for every thread, plus a 32-bit byte offset.
   EMPRISM_HD B& at(int k, int i) const {
-    if constexpr (EMPRISM_AMDGPU) {
+    if constexpr (EMPRISM_TILED_LAYOUT) {
+      const std::uint32_t lane = static_cast<std::uint32_t>(i) & (kTileSites - 1);
+      return (data + ((static_cast<std::uint32_t>(i) - lane) * kBlocks + lane))[k * kTileSites];
+    } else {
       char* row = reinterpret_cast<char*>(data + k * stride);
       return *reinterpret_cast<B*>(row + static_cast<std::uint32_t>(i) * static_cast<std::uint32_t>(sizeof(B)));
-    } else {
-      return data[k * stride + i];
     }
   }
+  // The array of n elements at p.
+  static EMPRISM_HD BlockedArray of(void* p, int n) {
+    return BlockedArray{static_cast<B*>(p), static_cast<int>(tiled_sites(n))};
+  }
+  // Host code: the padding (sites n to tiled_sites(n)) zeroed, so that a staging copy filled site by site carries no
+  // uninitialised memory to the device.
+  void zero_padding(int n) const {
+    for (int i = n; i < stride; ++i)
+      for (int k = 0; k < kBlocks; ++k) at(k, i) = B{};
+  }
+  // Blocks of an array of n elements, padding included.
+  static constexpr std::int64_t blocks_of(std::int64_t n) { return tiled_sites(n) * kBlocks; }
 
   // Streaming: the element is read once by the kernel (load_streaming, kernels/backend/defs.hpp).
   template <bool Streaming = false>
@@ -144,6 +175,9 @@ struct BlockedArray {
   }
 };
 
+static_assert(BlockedArray<CloverSite<double>>::blocks_of(kMaxParitySites) <= (std::int64_t{1} << 32),
+              "the largest blocked array's blocks must be counted by 32-bit indices");
+
 // x with each real converted to To (exact when To is the wider type). F: Spinor, HalfSpinor, CloverBlock.
 template <typename To, template <typename> class F, typename From>
 EMPRISM_HD inline F<To> convert_reals(const F<From>& x) {
@@ -187,8 +221,7 @@ struct SpinorView<Half> {
   float* norm = nullptr;
   int sites = 0;
   EMPRISM_HD BlockedArray<ChiralHalf16> part(int b) const {
-    return BlockedArray<ChiralHalf16>{data + static_cast<std::int64_t>(b) * BlockedArray<ChiralHalf16>::kBlocks * sites,
-                                      sites};
+    return BlockedArray<ChiralHalf16>::of(data + b * BlockedArray<ChiralHalf16>::blocks_of(sites), sites);
   }
   EMPRISM_HD HalfSpinor<float> load_half(int cb, int b) const {
     return dequantize(part(b).load(cb), norm[b * sites + cb]);
@@ -244,7 +277,7 @@ struct GaugeView {
   B* data = nullptr;
   int vh = 0;
   EMPRISM_HD BlockedArray<Element> sub(int parity, int mu) const {
-    return BlockedArray<Element>{data + static_cast<std::int64_t>(parity * 4 + mu) * kBlocks * vh, vh};
+    return BlockedArray<Element>::of(data + (parity * 4 + mu) * BlockedArray<Element>::blocks_of(vh), vh);
   }
   EMPRISM_HD SU3<R> load(int parity, int cb, int mu) const {
     if constexpr (Rc == 18) {
@@ -312,8 +345,7 @@ struct CloverView<Half, T> {  // (T: the arithmetic, always fp32 here; the param
   float* norm = nullptr;
   int sites = 0;
   EMPRISM_HD BlockedArray<CloverBlock16> part(int b) const {
-    return BlockedArray<CloverBlock16>{q + static_cast<std::int64_t>(b) * BlockedArray<CloverBlock16>::kBlocks * sites,
-                                       sites};
+    return BlockedArray<CloverBlock16>::of(q + b * BlockedArray<CloverBlock16>::blocks_of(sites), sites);
   }
   EMPRISM_HD CloverBlockQ load_block(int cb, int b) const {  // streaming, as CloverView<R>::load_block
     return CloverBlockQ{part(b).template load<true>(cb), norm[b * sites + cb] * (1.0f / kHalfScale)};

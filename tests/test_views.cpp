@@ -1,7 +1,8 @@
 // test_views.cpp: the partial loads and stores of the field views (chiral halves of a spinor, 6x6 blocks of a
 // clover site) read and write exactly the components of the whole-element load and store, in both precisions;
-// the block product of the clover term equals the dense hermitian product; Geometry refuses local volumes whose
-// field rows would not fit 32-bit byte offsets.
+// the block product of the clover term equals the dense hermitian product; the tiled layout gives every (site, block)
+// its own place inside the padded array, and zero_padding zeroes exactly the rest; Geometry refuses local volumes whose
+// sites would not fit its 32-bit site indices.
 #include <gtest/gtest.h>
 
 #include <complex>
@@ -16,7 +17,7 @@
 namespace emprism::test {
 namespace {
 
-constexpr int kSites = 37;  // odd, so element k and row k start at unaligned site counts
+constexpr int kSites = 37;  // odd, and not a whole number of tiles
 
 template <typename R>
 void fill_random(R* p, std::size_t n, unsigned seed) {
@@ -28,7 +29,7 @@ void fill_random(R* p, std::size_t n, unsigned seed) {
 // Random host memory for kSites elements of T (real type R) in the blocked layout.
 template <typename T, typename R>
 std::vector<BlockOf<T>> random_blocks(unsigned seed) {
-  std::vector<BlockOf<T>> mem(static_cast<std::size_t>(BlockedArray<T>::kBlocks) * kSites);
+  std::vector<BlockOf<T>> mem(static_cast<std::size_t>(BlockedArray<T>::blocks_of(kSites)));
   fill_random(reinterpret_cast<R*>(mem.data()), mem.size() * sizeof(BlockOf<T>) / sizeof(R), seed);
   return mem;
 }
@@ -41,7 +42,7 @@ bool same_bits(const T& a, const T& b) {
 template <typename R>
 void check_spinor_halves() {
   auto mem = random_blocks<Spinor<R>, R>(11);
-  const SpinorView<R> v{{mem.data(), kSites}};
+  const SpinorView<R> v{BlockedArray<Spinor<R>>::of(mem.data(), kSites)};
   for (int cb = 0; cb < kSites; ++cb)
     for (int b = 0; b < 2; ++b) EXPECT_TRUE(same_bits(v.load_half(cb, b), chiral_half(v.load(cb), b)));
   // store_half replaces exactly its half of its site.
@@ -62,7 +63,7 @@ TEST(Views, SpinorHalvesAreTheChiralHalvesOfTheWholeLoadDouble) { check_spinor_h
 template <typename R>
 void check_clover_blocks() {
   auto mem = random_blocks<CloverSite<R>, R>(13);
-  const CloverView<R> v{{mem.data(), kSites}};
+  const CloverView<R> v{BlockedArray<CloverSite<R>>::of(mem.data(), kSites)};
   for (int cb = 0; cb < kSites; ++cb)
     for (int b = 0; b < 2; ++b) EXPECT_TRUE(same_bits(v.load_block(cb, b), v.load(cb).b[b]));
 }
@@ -97,10 +98,63 @@ TEST(Views, BlockProductEqualsDenseHermitianProduct) {
   }
 }
 
-TEST(Views, GeometryRefusesRowsBeyond32BitOffsets) {
-  const Extents largest{128, 128, 128, 256};  // 2^29 sites: 2^28 per parity, the most a row holds
+// Block k of site i, as an index into the array's blocks.
+template <typename T>
+std::int64_t block_index(const BlockedArray<T>& a, int k, int i) {
+  return &a.at(k, i) - a.data;
+}
+
+// Every (site, block) of n sites has its own block inside blocks_of(n), and consecutive sites of a tile read
+// consecutive blocks (a warp's loads coalesce), for elements of 16-, 8- and 4-byte blocks and several n.
+template <typename T>
+void check_tiled_layout() {
+  for (const int n : {1, kSites, kTileSites, kTileSites + 1, 3 * kTileSites - 1}) {
+    std::vector<BlockOf<T>> mem(static_cast<std::size_t>(BlockedArray<T>::blocks_of(n)));
+    const BlockedArray<T> a = BlockedArray<T>::of(mem.data(), n);
+    std::vector<int> uses(mem.size(), 0);
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < BlockedArray<T>::kBlocks; ++k) {
+        const std::int64_t b = block_index(a, k, i);
+        ASSERT_GE(b, 0);
+        ASSERT_LT(b, static_cast<std::int64_t>(mem.size()));
+        ++uses[b];
+        if ((i + 1) % kTileSites != 0 && i + 1 < n) EXPECT_EQ(block_index(a, k, i + 1), b + 1);
+      }
+    for (const int u : uses) EXPECT_LE(u, 1);
+  }
+}
+
+TEST(Views, TiledLayoutGivesEverySiteAndBlockItsOwnPlace) {
+  check_tiled_layout<Spinor<float>>();  // 16-byte blocks
+  check_tiled_layout<ChiralHalf16>();   // 8-byte blocks
+  check_tiled_layout<LinkElement<float, 12>>();
+  check_tiled_layout<CloverSite<double>>();
+}
+
+// zero_padding zeroes exactly the blocks that no site of the array addresses (the staging copies' padding never
+// carries uninitialised memory to the device), in arrays that follow one another as the fields' sub-arrays do.
+TEST(Views, ZeroPaddingZeroesExactlyTheBlocksNoSiteUses) {
+  using T = Spinor<float>;
+  constexpr int kArrays = 3;
+  const std::int64_t per_array = BlockedArray<T>::blocks_of(kSites);
+  std::vector<BlockOf<T>> mem(static_cast<std::size_t>(kArrays * per_array));
+  std::memset(mem.data(), 0xff, mem.size() * sizeof(BlockOf<T>));
+  std::vector<bool> used(mem.size(), false);
+  for (int a = 0; a < kArrays; ++a) {
+    const auto arr = BlockedArray<T>::of(mem.data() + a * per_array, kSites);
+    arr.zero_padding(kSites);
+    for (int i = 0; i < kSites; ++i)
+      for (int k = 0; k < BlockedArray<T>::kBlocks; ++k) used[&arr.at(k, i) - mem.data()] = true;
+  }
+  BlockOf<T> zero{}, ones;
+  std::memset(&ones, 0xff, sizeof(ones));
+  for (std::size_t b = 0; b < mem.size(); ++b) EXPECT_TRUE(same_bits(mem[b], used[b] ? ones : zero)) << "block " << b;
+}
+
+TEST(Views, GeometryRefusesMoreThan2To26SitesPerParity) {
+  const Extents largest{128, 128, 64, 128};  // 2^27 sites: 2^26 per parity, the most the 32-bit block indices allow
   EXPECT_NO_THROW(Geometry(largest, largest, {0, 0, 0, 0}, {}));
-  const Extents too_large{128, 128, 128, 258};
+  const Extents too_large{128, 128, 64, 130};
   EXPECT_THROW(Geometry(too_large, too_large, {0, 0, 0, 0}, {}), InputError);
 }
 

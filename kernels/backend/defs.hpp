@@ -3,6 +3,7 @@
 // the compiler at hand to unroll the next loop; EMPRISM_AMDGPU is 1 in code compiled for an AMD GPU (the views'
 // addressing, kernels/views.hpp), else 0. load_streaming and store_streaming read and write data a kernel touches
 // once, where EMPRISM_STREAMING is 1 (below). EMPRISM_CLOVER_DYNAMIC chooses the fp32 operator's clover format.
+// EMPRISM_TILED_LAYOUT chooses the fields' layout (below).
 // fast_sqrt and fast_rcp are the fp32 functions of the GPUs' special function units (below), refined_sqrt and
 // refined_rcp fp64's square root and reciprocal from the hardware's fp64 approximations.
 // kChainedProducts chooses how kernels/su3.hpp sums the products of a link and a colour vector (below).
@@ -56,6 +57,17 @@ constexpr bool kChainedProducts = !EMPRISM_AMDGPU;
 #define EMPRISM_CLOVER_DYNAMIC 0
 #else
 #define EMPRISM_CLOVER_DYNAMIC 1
+#endif
+
+// EMPRISM_TILED_LAYOUT is 1 where the fields' blocked layout groups the sites in tiles (kernels/views.hpp): the CPU
+// backend and NVIDIA GPUs. 0 with HIP on AMD GPUs, which keep the untiled rows: there the tiles took the fp64 and
+// fp32/fp64 oe_clover kernels past their budgets (hipcc, gfx90a, 2026-11-29: DslashExterior<EpiCloverXpay<double>>
+// 132-134 -> 184 VGPRs, the fp32 one 77-81 -> 93-96) and nothing is measured on an AMD GPU yet. The same value in the
+// host and the device pass, as EMPRISM_CLOVER_DYNAMIC.
+#if defined(EMPRISM_BACKEND_HIP) && !defined(EMPRISM_HIP_NVIDIA)
+#define EMPRISM_TILED_LAYOUT 0
+#else
+#define EMPRISM_TILED_LAYOUT 1
 #endif
 
 #if defined(__CUDA_ARCH__)

@@ -79,14 +79,14 @@ class ParitySpinor {
  public:
   using Stored = Spinor<store_t<R>>;  // (Fp32Fp64: fp32 spinors, read and written as Spinor<double>)
   using Site = Spinor<real_t<R>>;
-  explicit ParitySpinor(const Geometry& g) : vh_(g.half_volume()), buf_(static_cast<std::size_t>(g.half_volume())) {}
+  explicit ParitySpinor(const Geometry& g) : vh_(g.half_volume()), buf_(tiled_sites(vh_)) {}
   int sites() const { return vh_; }
   SpinorView<R> view() const { return view_of(const_cast<Stored*>(buf_.data())); }
   Buffer<Stored>& buffer() { return buf_; }
   const Buffer<Stored>& buffer() const { return buf_; }
 
   std::vector<Site> download() const {
-    std::vector<Site> out(buf_.size());
+    std::vector<Site> out(static_cast<std::size_t>(vh_));
     read_sites([&](int i, const Site& s) { out[i] = s; });
     return out;
   }
@@ -107,13 +107,14 @@ class ParitySpinor {
   void write_sites(Fn&& fn) {
     auto stage = host_staging<Stored>(buf_.size());
     const SpinorView<R> v = view_of(reinterpret_cast<Stored*>(stage.get()));
+    v.a.zero_padding(vh_);
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < vh_; ++i) v.store(i, fn(i));
     buf_.copy_from_host(stage.get());
   }
 
  private:
-  SpinorView<R> view_of(Stored* p) const { return SpinorView<R>{{reinterpret_cast<BlockOf<Stored>*>(p), vh_}}; }
+  SpinorView<R> view_of(Stored* p) const { return SpinorView<R>{BlockedArray<Stored>::of(p, vh_)}; }
   int vh_;
   Buffer<Stored> buf_;
 };
@@ -122,7 +123,7 @@ template <>
 class ParitySpinor<Half> {
  public:
   explicit ParitySpinor(const Geometry& g)
-      : vh_(g.half_volume()), q_(2 * static_cast<std::size_t>(vh_)), norm_(2 * static_cast<std::size_t>(vh_)) {}
+      : vh_(g.half_volume()), q_(2 * tiled_sites(vh_)), norm_(2 * static_cast<std::size_t>(vh_)) {}
   int sites() const { return vh_; }
   SpinorView<Half> view() const {
     return view_of(const_cast<ChiralHalf16*>(q_.data()), const_cast<float*>(norm_.data()));
@@ -143,6 +144,7 @@ class ParitySpinor<Half> {
     auto q = host_staging<ChiralHalf16>(q_.size());
     std::vector<float> norm(norm_.size());
     const SpinorView<Half> v = view_of(reinterpret_cast<ChiralHalf16*>(q.get()), norm.data());
+    for (int b = 0; b < 2; ++b) v.part(b).zero_padding(vh_);
     for (int i = 0; i < vh_; ++i) v.store(i, sites[i]);
     q_.copy_from_host(q.get());
     norm_.copy_from_host(norm.data());
@@ -170,7 +172,7 @@ class GaugeField {
  public:
   // reconstruct: the storage format of the links, 18, 12 or 8 reals per link (kernels/link_format.hpp).
   explicit GaugeField(const Geometry& g, int reconstruct = 18)
-      : vh_(g.half_volume()), rc_(checked(reconstruct)), buf_(static_cast<std::size_t>(g.half_volume()) * 8 * rc_) {}
+      : vh_(g.half_volume()), rc_(checked(reconstruct)), buf_(tiled_sites(vh_) * 8 * rc_) {}
   int reconstruct() const { return rc_; }
   // The view of the format Rc, which must be the field's.
   template <int Rc = 18>
@@ -184,8 +186,10 @@ class GaugeField {
   // links in checkerboard order [parity][cb][mu] (18-real fields)
   void upload(const std::vector<SU3<R>>& links) {
     (void)view<18>();  // (the format check)
-    auto stage = host_staging<SU3<R>>(static_cast<std::size_t>(vh_) * 8);
+    auto stage = host_staging<R>(buf_.size());
     const GaugeView<R> v = view_of<18>(reinterpret_cast<R*>(stage.get()));
+    for (int p = 0; p < 2; ++p)
+      for (int mu = 0; mu < 4; ++mu) v.sub(p, mu).zero_padding(vh_);
     for (int p = 0; p < 2; ++p)
       for (int cb = 0; cb < vh_; ++cb)
         for (int mu = 0; mu < 4; ++mu) v.store(p, cb, mu, links[(static_cast<std::size_t>(p) * vh_ + cb) * 4 + mu]);
@@ -234,7 +238,7 @@ class DeviceGauge {
 template <typename R>
 class CloverField {
  public:
-  explicit CloverField(const Geometry& g) : vh_(g.half_volume()), buf_(static_cast<std::size_t>(g.half_volume())) {}
+  explicit CloverField(const Geometry& g) : vh_(g.half_volume()), buf_(tiled_sites(vh_)) {}
   // The view for kernels, blocks loaded in T (the arithmetic, default R).
   template <typename T = R>
   CloverView<R, T> view() const {
@@ -243,6 +247,7 @@ class CloverField {
   void upload(const std::vector<CloverSite<R>>& sites) {
     auto stage = host_staging<CloverSite<R>>(buf_.size());
     const CloverView<R> v = view_of(reinterpret_cast<CloverSite<R>*>(stage.get()));
+    v.a.zero_padding(vh_);
     for (int i = 0; i < vh_; ++i) v.store(i, sites[i]);
     buf_.copy_from_host(stage.get());
   }
@@ -250,15 +255,13 @@ class CloverField {
     auto stage = host_staging<CloverSite<R>>(buf_.size());
     buf_.copy_to_host(stage.get());
     const CloverView<R> v = view_of(reinterpret_cast<CloverSite<R>*>(stage.get()));
-    std::vector<CloverSite<R>> out(buf_.size());
+    std::vector<CloverSite<R>> out(static_cast<std::size_t>(vh_));
     for (int i = 0; i < vh_; ++i) out[i] = v.load(i);
     return out;
   }
 
  private:
-  CloverView<R> view_of(CloverSite<R>* p) const {
-    return CloverView<R>{{reinterpret_cast<BlockOf<CloverSite<R>>*>(p), vh_}};
-  }
+  CloverView<R> view_of(CloverSite<R>* p) const { return CloverView<R>{BlockedArray<CloverSite<R>>::of(p, vh_)}; }
   int vh_;
   Buffer<CloverSite<R>> buf_;
 };
@@ -268,7 +271,7 @@ class CloverField<Half> {
  public:
   CloverField() = default;
   explicit CloverField(const Geometry& g)
-      : vh_(g.half_volume()), q_(2 * static_cast<std::size_t>(vh_)), norm_(2 * static_cast<std::size_t>(vh_)) {}
+      : vh_(g.half_volume()), q_(2 * tiled_sites(vh_)), norm_(2 * static_cast<std::size_t>(vh_)) {}
   int sites() const { return vh_; }
   std::size_t bytes() const { return q_.bytes() + norm_.bytes(); }
   template <typename T = Half>  // CloverView<Half, float>: the type of DiracArg<Half>::clover (the same view)
@@ -304,7 +307,7 @@ template <>
 class CloverField<CloverDynamic> {
  public:
   CloverField() = default;
-  explicit CloverField(const Geometry& g) : vh_(g.half_volume()), buf_(static_cast<std::size_t>(g.half_volume())) {}
+  explicit CloverField(const Geometry& g) : vh_(g.half_volume()), buf_(tiled_sites(vh_)) {}
   int sites() const { return vh_; }
   std::size_t bytes() const { return buf_.bytes(); }
   // The view standing for A (inverse false) or A^-1.
@@ -319,7 +322,7 @@ class CloverField<CloverDynamic> {
     buf_.copy_to_host(stage.get());
     CloverView<CloverDynamic, float> v = view_of(reinterpret_cast<CloverSiteC*>(stage.get()));
     v.inverse = inverse;
-    std::vector<CloverSite<float>> out(buf_.size());
+    std::vector<CloverSite<float>> out(static_cast<std::size_t>(vh_));
     for (int i = 0; i < vh_; ++i) out[i] = v.load(i);
     return out;
   }
@@ -327,7 +330,7 @@ class CloverField<CloverDynamic> {
  private:
   CloverView<CloverDynamic, float> view_of(CloverSiteC* p) const {
     CloverView<CloverDynamic, float> v;
-    v.a = BlockedArray<CloverSiteC>{reinterpret_cast<BlockOf<CloverSiteC>*>(p), vh_};
+    v.a = BlockedArray<CloverSiteC>::of(p, vh_);
     return v;
   }
   int vh_ = 0;

@@ -25,9 +25,9 @@ Geometry::Geometry(const Extents& global, const Extents& local, const Extents& o
     arg_.origin[mu] = origin[mu];
     arg_.partitioned[mu] = partitioned[mu] ? 1 : 0;
   }
-  if (volume_ / 2 > kMaxRowElements)
+  if (volume_ / 2 > kMaxParitySites)
     throw InputError("lattice.extents: local volume " + std::to_string(volume_) + " too large: at most " +
-                     std::to_string(2 * kMaxRowElements) + " sites per rank (32-bit field offsets)");
+                     std::to_string(2 * kMaxParitySites) + " sites per rank (32-bit site indices)");
   arg_.vh = static_cast<int>(volume_ / 2);
 }
 

@@ -152,7 +152,7 @@ WilsonClover<R>::WilsonClover(Context& ctx, const Geometry& geom, const DiracPar
       face_sites_[p][mu].from_host(face);
     }
   }
-  halo_sums_ = Buffer<Spinor<real_t<R>>>(geom.any_partitioned() ? most : 0);
+  halo_sums_ = Buffer<Spinor<real_t<R>>>(geom.any_partitioned() ? tiled_sites(most) : 0);
 }
 
 template <typename R>
@@ -266,8 +266,7 @@ void WilsonClover<R>::exchange_and_apply(Epi epi, const std::string& key) {
       transport_.wait(mu);
       const Buffer<int>& sites = face_sites_[out_parity][mu];
       using T = real_t<R>;
-      const SpinorView<T> halo{
-          {reinterpret_cast<BlockOf<Spinor<T>>*>(halo_sums_.data()), static_cast<int>(halo_sums_.size())}};
+      const SpinorView<T> halo{BlockedArray<Spinor<T>>::of(halo_sums_.data(), static_cast<int>(halo_sums_.size()))};
       run_kernel(static_cast<std::int64_t>(sites.size() / 2), DslashExteriorDir<Epi, Rc>{epi, sites.data(), halo, mu});
     }
   } else {
