@@ -1,7 +1,7 @@
 // test_launch_variants.cpp: GPU test (label gpu) of the launch-bounds variants of the generic kernel
 // (kernels/backend/gpu.hpp): a functor launched with an occupancy bound computes bitwise what the unbounded launch
-// computes, and the runtime reports no more registers for it. This file launches kernels itself, so nvcc builds
-// compile it as device code (tests/CMakeLists.txt). Skipped without a GPU.
+// computes, and the runtime reports at least the bound's occupancy for it. This file launches kernels itself, so nvcc
+// builds compile it as device code (tests/CMakeLists.txt). Skipped without a GPU.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -57,7 +57,10 @@ TEST(Gpu, LaunchVariantComputesWhatTheUnboundedLaunchComputes) {
   EXPECT_NEAR(got.im, 0.7 * x.im - 1.3 * y.im, 1e-15);
   EXPECT_GT(plain.registers, 0);
   EXPECT_GT(bounded.registers, 0);
-  EXPECT_LE(bounded.registers, plain.registers);
+  // The bound's guarantee: 4 blocks of 256 per SM (NVIDIA: 1024 of 2048 threads) or 4 waves per SIMD (gfx90a: of 8),
+  // half the device's occupancy. (Not fewer registers than the unbounded launch: ptxas may use up to the cap, 64
+  // against 58 unbounded for this functor on sm_90 with the tiled field layout, 2026-11-29.)
+  EXPECT_GE(bounded.occupancy, 0.5);
 }
 
 }  // namespace
