@@ -7,12 +7,13 @@
 // lie at fixed distances (immediate offsets from one address per element), and a warp's whole element is one
 // contiguous stretch of memory. An array of n elements takes tiled_sites(n) elements (n rounded up to whole tiles;
 // the sites past n are never read by kernels). Against the untiled layout (block k of element i at data[k * n + i]) on
-// an H200 (BENCHMARKS.md, 2026-11-29, 32^3x64): the same bits; the fp32 hot kernels with links of 18 and 12 +0.4 to
-// +2.9 points of the peak, the fp64 ones +2 to +6, the fp32/fp64 operator's +2 to +3 but oe_clover_dag_update_f32d
-// with links of 12 -7 (nvcc gives it 155 registers instead of 128); tiles of 32 and 128 sites alike. HIP on AMD GPUs
-// keeps the untiled rows, block k of element i at data[k * stride + i] with stride = tiled_sites(n) (the same sizes),
-// addressed from a row start every thread shares plus a 32-bit byte offset (a scalar base and one vector offset per
-// element on gfx90a instead of a 64-bit vector address).
+// an H200 (BENCHMARKS.md, 2026-11-29, 32^3x64): the same bits; the fp32 hot kernels with links of 18 and 12 +0.7 to
+// +3.2 points of the peak, the fp64 ones +2 to +6.6, with links of 8 -1.2 to +2, the fp32/fp64 operator's +2 to +4 but
+// oe_clover_dag_update_f32d with links of 12 -7 (nvcc gives it 155 registers instead of 128; 86% in a first try with
+// an int index and tiles of 32); tiles of 32 and 128 sites alike. HIP on AMD GPUs keeps the untiled rows, block k of
+// element i at data[k * stride + i] with stride = n (tiled_sites(n) = n there), addressed from a row start every
+// thread shares plus a 32-bit byte offset (a scalar base and one vector offset per element on gfx90a instead of a
+// 64-bit vector address).
 //   spinor of one parity:  element = Spinor (fp32: 6 blocks of 16 B), n = sites of the parity
 //   gauge, both parities:  element = one link in its format (SU3, or 12 or 8 reals: kernels/link_format.hpp),
 //                          sub-array [parity][mu] of tiled_sites(sites of a parity) elements each
@@ -57,11 +58,16 @@ namespace emprism {
 // an int.
 constexpr std::int64_t kMaxParitySites = std::int64_t{1} << 26;
 
-// The sites of a tile of the blocked layout (a power of two; a whole number of warps and of AMD wavefronts).
+// Whether this build's fields are in tiles (EMPRISM_TILED_LAYOUT, kernels/backend/defs.hpp), and the sites of a tile
+// (a power of two; a whole number of warps and of AMD wavefronts).
+constexpr bool kTiledLayout = EMPRISM_TILED_LAYOUT != 0;
 constexpr int kTileSites = 64;
 
-// The elements an array of n sites takes: n rounded up to whole tiles.
-EMPRISM_HD constexpr std::int64_t tiled_sites(std::int64_t n) { return (n + kTileSites - 1) / kTileSites * kTileSites; }
+// The elements an array of n sites takes: n rounded up to whole tiles (n itself in the untiled layout, whose
+// kernels then compute their sub-arrays' starts as before the tiles: hipcc's VGPRs unchanged).
+EMPRISM_HD constexpr std::int64_t tiled_sites(std::int64_t n) {
+  return kTiledLayout ? (n + kTileSites - 1) / kTileSites * kTileSites : n;
+}
 
 struct alignas(16) Block16 {
   std::uint32_t w[4];
@@ -83,13 +89,13 @@ struct BlockedArray {
   using B = BlockOf<T>;
   static constexpr int kBlocks = static_cast<int>(sizeof(T) / sizeof(B));
   B* data = nullptr;
-  int stride = 0;  // tiled_sites(n) for n elements (the untiled layout's row)
+  int stride = 0;  // tiled_sites(n) for n elements (the untiled layout's row: n)
 
   // Block k of element i (the header's layout). Tiled: the element's first block by a 32-bit index (the array holds
   // fewer than 2^32 blocks: kMaxParitySites), the others at constant distances from it (immediate offsets). Untiled
   // (AMD GPUs): the row start data + k stride, the same for every thread, plus a 32-bit byte offset.
   EMPRISM_HD B& at(int k, int i) const {
-    if constexpr (EMPRISM_TILED_LAYOUT) {
+    if constexpr (kTiledLayout) {
       const std::uint32_t lane = static_cast<std::uint32_t>(i) & (kTileSites - 1);
       return (data + ((static_cast<std::uint32_t>(i) - lane) * kBlocks + lane))[k * kTileSites];
     } else {

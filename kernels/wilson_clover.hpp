@@ -390,7 +390,9 @@ constexpr int kLaunchBoundHop = std::is_same_v<typename decltype(Epi::a)::precis
 // warps per SM on sm_90). Measured (BENCHMARKS.md, 2026-11-28): on an H100 +1.1 to +2.4 points of the peak for
 // oe_clover_dag_f32d, with links of 18 or in the kernels with a clover term up to 2 points lost, so they do not; on an
 // H200 with links of 8 +0.5 to +1 point in fp64, +0.1 to +0.5 in fp32, and up to 1.4 points lost in the kernels with
-// a clover term.
+// a clover term. fp64's with links of 8 no longer since the fields' tiled layout (2026-11-29, kernels/views.hpp): there
+// nvcc gave DslashInterior<EpiXpay<double, true>, 8> 128 registers and 64 bytes of spills with the prefetch (130 and
+// none without; the fused update's kernel 158 and 130), not measured on a GPU yet.
 template <typename Epi>
 struct IsXpayEpilogue : std::false_type {};
 template <typename P, bool Dag>
@@ -399,7 +401,8 @@ template <typename P>
 struct IsXpayEpilogue<EpiXpayUpdate<P>> : std::true_type {};
 template <typename Epi, int Rc>
 constexpr bool kPrefetchLinks = IsXpayEpilogue<Epi>::value &&
-                                (Rc == 8 ||
+                                ((Rc == 8 &&
+                                  !(kTiledLayout && std::is_same_v<typename decltype(Epi::a)::precision, double>)) ||
                                  (Rc == 12 && std::is_same_v<typename decltype(Epi::a)::precision, Fp32Fp64>));
 
 // The fp32 and fp64 operators' oe_clover interior kernels (EpiCloverXpay<float / double>) take their hops one hop ahead
