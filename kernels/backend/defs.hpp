@@ -62,7 +62,7 @@ constexpr bool kChainedProducts = !EMPRISM_AMDGPU;
 // EMPRISM_TILED_LAYOUT is 1 where the fields' blocked layout groups the sites in tiles (kernels/views.hpp): the CPU
 // backend and NVIDIA GPUs. 0 with HIP on AMD GPUs, which keep the untiled rows: there the tiles took the fp64 and
 // fp32/fp64 oe_clover kernels past their budgets (hipcc, gfx90a, 2026-11-29: DslashExterior<EpiCloverXpay<double>>
-// 132-134 -> 184 VGPRs, the fp32 one 77-81 -> 93-96) and nothing is measured on an AMD GPU yet. The same value in the
+// 132-134 -> 184 VGPRs, the fp32 one 77-81 -> 89-96) and nothing is measured on an AMD GPU yet. The same value in the
 // host and the device pass, as EMPRISM_CLOVER_DYNAMIC.
 #if defined(EMPRISM_BACKEND_HIP) && !defined(EMPRISM_HIP_NVIDIA)
 #define EMPRISM_TILED_LAYOUT 0
