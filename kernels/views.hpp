@@ -7,13 +7,13 @@
 // lie at fixed distances (immediate offsets from one address per element), and a warp's whole element is one
 // contiguous stretch of memory. An array of n elements takes tiled_sites(n) elements (n rounded up to whole tiles;
 // the sites past n are never read by kernels). Against the untiled layout (block k of element i at data[k * n + i]) on
-// an H200 (BENCHMARKS.md, 2026-11-29, 32^3x64): the same bits; the fp32 hot kernels with links of 18 and 12 +0.7 to
-// +3.2 points of the peak, the fp64 ones +2 to +6.6, with links of 8 -1.2 to +2, the fp32/fp64 operator's +2 to +4 but
-// oe_clover_dag_update_f32d with links of 12 -7 (nvcc gives it 155 registers instead of 128; 86% in a first try with
-// an int index and tiles of 32); tiles of 32 and 128 sites alike. HIP on AMD GPUs keeps the untiled rows, block k of
-// element i at data[k * stride + i] with stride = n (tiled_sites(n) = n there), addressed from a row start every
-// thread shares plus a 32-bit byte offset (a scalar base and one vector offset per element on gfx90a instead of a
-// 64-bit vector address).
+// an H200 (BENCHMARKS.md, 2026-11-29, 32^3x64): the same iterations and residuals; the fp32 hot kernels with links of
+// 18 and 12 +0.7 to +3.2 points of the peak, the fp64 ones +2 to +6.6, with links of 8 -1.2 to +2, the fp32/fp64
+// operator's +2 to +4 but oe_clover_dag_update_f32d with links of 12 -7 (nvcc gives it 155 registers instead of 128;
+// 86% in a first try with an int index and tiles of 32); tiles of 32 and 128 sites alike. HIP on AMD GPUs keeps the
+// untiled rows, block k of element i at data[k * stride + i] with stride = n (tiled_sites(n) = n there), addressed from
+// a row start every thread shares plus a 32-bit byte offset (a scalar base and one vector offset per element on gfx90a
+// instead of a 64-bit vector address).
 //   spinor of one parity:  element = Spinor (fp32: 6 blocks of 16 B), n = sites of the parity
 //   gauge, both parities:  element = one link in its format (SU3, or 12 or 8 reals: kernels/link_format.hpp),
 //                          sub-array [parity][mu] of tiled_sites(sites of a parity) elements each

@@ -105,7 +105,7 @@ std::int64_t block_index(const BlockedArray<T>& a, int k, int i) {
 }
 
 // Every (site, block) of n sites has its own block inside blocks_of(n), and consecutive sites of a tile read
-// consecutive blocks (a warp's loads coalesce), for elements of 16-, 8- and 4-byte blocks and several n.
+// consecutive blocks (a warp's loads coalesce), for elements of 16- and 8-byte blocks and several n.
 template <typename T>
 void check_tiled_layout() {
   for (const int n : {1, kSites, kTileSites, kTileSites + 1, 3 * kTileSites - 1}) {
