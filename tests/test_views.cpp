@@ -144,7 +144,7 @@ TEST(Views, ZeroPaddingZeroesExactlyTheBlocksNoSiteUses) {
     const auto arr = BlockedArray<T>::of(mem.data() + a * per_array, kSites);
     arr.zero_padding(kSites);
     for (int i = 0; i < kSites; ++i)
-      for (int k = 0; k < BlockedArray<T>::kBlocks; ++k) used[&arr.at(k, i) - mem.data()] = true;
+      for (int k = 0; k < BlockedArray<T>::kBlocks; ++k) used[a * per_array + block_index(arr, k, i)] = true;
   }
   BlockOf<T> zero{}, ones;
   std::memset(&ones, 0xff, sizeof(ones));
