@@ -9,8 +9,9 @@
 // the sites past n are never read by kernels). Against the untiled layout (block k of element i at data[k * n + i]) on
 // an H200 (BENCHMARKS.md, 2026-11-29, 32^3x64): the same iterations and residuals; the fp32 hot kernels with links of
 // 18 and 12 +0.7 to +3.2 points of the peak, the fp64 ones +2 to +6.6, with links of 8 -1.2 to +2, the fp32/fp64
-// operator's +2 to +4 but oe_clover_dag_update_f32d with links of 12 -7 (nvcc gives it 155 registers instead of 128;
-// 86% in a first try with an int index and tiles of 32); tiles of 32 and 128 sites alike. HIP on AMD GPUs keeps the
+// operator's +2 to +4 (oe_clover_dag_update_f32d with links of 12 -7 at first: 155 registers with its forward links'
+// prefetch, which it no longer takes in this layout; kernels/wilson_clover.hpp); tiles of 32 and 128 sites alike, and
+// an int block index like uint32_t. HIP on AMD GPUs keeps the
 // untiled rows, block k of element i at data[k * stride + i] with stride = n (tiled_sites(n) = n there), addressed from
 // a row start every thread shares plus a 32-bit byte offset (a scalar base and one vector offset per element on gfx90a
 // instead of a 64-bit vector address).
