@@ -384,32 +384,29 @@ constexpr int kLaunchBoundHop = std::is_same_v<typename decltype(Epi::a)::precis
                                 : std::is_same_v<typename decltype(Epi::a)::precision, Half> ? kBoundHalf
                                                                                              : kBoundNone;
 
-// The EpiXpay interior kernels (the *_dag ones of oe_clover, no clover term: the fewest bytes per site to cover the
-// arithmetic's latency) ask for their site's four forward links in L2 before the hops (prefetch_l2) with links of 8
-// reals in every precision, and with links of 12 in the fp32/fp64 operator in the untiled layout (AMD GPUs). Measured
-// (BENCHMARKS.md, 2026-11-28): on an H100 +1.1 to +2.4 points of the peak for oe_clover_dag_f32d, with links of 18 or
-// in the kernels with a clover term up to 2 points lost, so they do not; on an H200 with links of 8 +0.5 to +1 point
-// in fp64, +0.1 to +0.5 in fp32, and up to 1.4 points lost in the kernels with a clover term. In the fields' tiled
-// layout (kernels/views.hpp; H200, 2026-11-29): fp32/fp64 with links of 12 without it, as nvcc gives the fused update's
-// DslashInterior<EpiXpayUpdate<Fp32Fp64>, 12> 128 registers instead of 155 there (oe_clover_dag_update_f32d 77 -> 84%
-// of the peak); fp64 with links of 8 keeps it in the fused update (oe_clover_dag_update 88.3 -> 91.7%; 158
-// registers) but not in the plain EpiXpay kernel (there ptxas spills 32 bytes with it, and oe_clover_dag measured
-// 81-82% either way).
+// Which interior kernels ask for their site's four forward links in L2 before the hops (prefetch_l2). In the
+// untiled layout (AMD GPUs, where nothing is measured): the EpiXpay ones (the *_dag kernels of oe_clover, no clover
+// term: the fewest bytes per site to cover the arithmetic's latency) with links of 8 in every precision and with links
+// of 12 in the fp32/fp64 operator, as measured in that layout on NVIDIA GPUs (BENCHMARKS.md, 2026-11-28: on an H100
+// +1.1 to +2.4 points of the peak for oe_clover_dag_f32d; on an H200 with links of 8 +0.5 to +1 point in fp64, +0.1
+// to +0.5 in fp32; with links of 18 or in the kernels with a clover term up to 2 points lost). In the fields' tiled
+// layout (kernels/views.hpp; H200, 2026-11-29, BENCHMARKS.md) only fp64's fused update with links of 8
+// (oe_clover_dag_update 88.3 -> 91.7%; 158 registers): without the prefetch there oe_clover_dag_update_f32d with links
+// of 12 went from 77 to 84% (nvcc: 128 registers instead of 155) and fp32's oe_clover_dag_update with links of 8 from
+// 88.5-89.2 to 91.0-91.5% (the tuner then chose the 128/7 launch bound), and fp64's plain EpiXpay kernel with links of
+// 8 measured the same either way (ptxas spilt 32 bytes with it).
 template <typename Epi>
 struct IsXpayEpilogue : std::false_type {};
 template <typename P, bool Dag>
 struct IsXpayEpilogue<EpiXpay<P, Dag>> : std::true_type {};
 template <typename P>
 struct IsXpayEpilogue<EpiXpayUpdate<P>> : std::true_type {};
-template <typename Epi>
-struct IsFp64XpayEpilogue : std::false_type {};
-template <bool Dag>
-struct IsFp64XpayEpilogue<EpiXpay<double, Dag>> : std::true_type {};
 template <typename Epi, int Rc>
-constexpr bool kPrefetchLinks = IsXpayEpilogue<Epi>::value &&
-                                ((Rc == 8 && !(kTiledLayout && IsFp64XpayEpilogue<Epi>::value)) ||
-                                 (Rc == 12 && !kTiledLayout &&
-                                  std::is_same_v<typename decltype(Epi::a)::precision, Fp32Fp64>));
+constexpr bool kPrefetchLinks = kTiledLayout
+                                    ? Rc == 8 && std::is_same_v<Epi, EpiXpayUpdate<double>>
+                                    : IsXpayEpilogue<Epi>::value &&
+                                          (Rc == 8 || (Rc == 12 &&
+                                                       std::is_same_v<typename decltype(Epi::a)::precision, Fp32Fp64>));
 
 // The fp32 and fp64 operators' oe_clover interior kernels (EpiCloverXpay<float / double>) take their hops one hop ahead
 // (apply_interior_hops_ahead) on NVIDIA GPUs and the CPU (where the tests run that path). Measured on an H200
