@@ -11,10 +11,9 @@
 // 18 and 12 +0.7 to +3.2 points of the peak, the fp64 ones +2 to +6.6, with links of 8 -1.2 to +2, the fp32/fp64
 // operator's +2 to +4 (oe_clover_dag_update_f32d with links of 12 -7 at first: 155 registers with its forward links'
 // prefetch, which it no longer takes in this layout; kernels/wilson_clover.hpp); tiles of 32 and 128 sites alike, and
-// an int block index like uint32_t. HIP on AMD GPUs keeps the
-// untiled rows, block k of element i at data[k * stride + i] with stride = n (tiled_sites(n) = n there), addressed from
-// a row start every thread shares plus a 32-bit byte offset (a scalar base and one vector offset per element on gfx90a
-// instead of a 64-bit vector address).
+// an int block index like uint32_t. HIP on AMD GPUs keeps the untiled rows, block k of element i at
+// data[k * stride + i] with stride = n (tiled_sites(n) = n there), addressed from a row start every thread shares plus
+// a 32-bit byte offset (a scalar base and one vector offset per element on gfx90a instead of a 64-bit vector address).
 //   spinor of one parity:  element = Spinor (fp32: 6 blocks of 16 B), n = sites of the parity
 //   gauge, both parities:  element = one link in its format (SU3, or 12 or 8 reals: kernels/link_format.hpp),
 //                          sub-array [parity][mu] of tiled_sites(sites of a parity) elements each
