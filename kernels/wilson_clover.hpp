@@ -390,11 +390,12 @@ constexpr int kLaunchBoundHop = std::is_same_v<typename decltype(Epi::a)::precis
 // of 12 in the fp32/fp64 operator, as measured in that layout on NVIDIA GPUs (BENCHMARKS.md, 2026-11-28: on an H100
 // +1.1 to +2.4 points of the peak for oe_clover_dag_f32d; on an H200 with links of 8 +0.5 to +1 point in fp64, +0.1
 // to +0.5 in fp32; with links of 18 or in the kernels with a clover term up to 2 points lost). In the fields' tiled
-// layout (kernels/views.hpp; H200, 2026-11-29, BENCHMARKS.md) only fp64's fused update with links of 8
-// (oe_clover_dag_update 88.3 -> 91.7%; 158 registers): without the prefetch there oe_clover_dag_update_f32d with links
-// of 12 went from 77 to 84% (nvcc: 128 registers instead of 155) and fp32's oe_clover_dag_update with links of 8 from
-// 88.5-89.2 to 91.0-91.5% (the tuner then chose the 128/7 launch bound), and fp64's plain EpiXpay kernel with links of
-// 8 measured the same either way (ptxas spilt 32 bytes with it).
+// layout (kernels/views.hpp; H200, 2026-11-29, BENCHMARKS.md) only fp64's fused update and oe_clover with links of 8
+// (oe_clover_dag_update 88.3 -> 91.7%, 158 registers; oe_clover 89.8-89.9 -> 92.2-92.7%, 214 registers as without
+// it): without the prefetch there oe_clover_dag_update_f32d with links of 12 went from 77 to 84% (nvcc: 128 registers
+// instead of 155) and fp32's oe_clover_dag_update with links of 8 from 88.5-89.2 to 91.0-91.5% (the tuner then chose
+// the 128/7 launch bound), fp64's plain EpiXpay kernel with links of 8 measured the same either way (ptxas spilt 32
+// bytes with it), and fp32's oe_clover with links of 8 lost 0.2-0.7 points with it.
 template <typename Epi>
 struct IsXpayEpilogue : std::false_type {};
 template <typename P, bool Dag>
@@ -402,11 +403,10 @@ struct IsXpayEpilogue<EpiXpay<P, Dag>> : std::true_type {};
 template <typename P>
 struct IsXpayEpilogue<EpiXpayUpdate<P>> : std::true_type {};
 template <typename Epi, int Rc>
-constexpr bool kPrefetchLinks = kTiledLayout
-                                    ? Rc == 8 && std::is_same_v<Epi, EpiXpayUpdate<double>>
-                                    : IsXpayEpilogue<Epi>::value &&
-                                          (Rc == 8 || (Rc == 12 &&
-                                                       std::is_same_v<typename decltype(Epi::a)::precision, Fp32Fp64>));
+constexpr bool kPrefetchLinks =
+    kTiledLayout ? Rc == 8 && (std::is_same_v<Epi, EpiXpayUpdate<double>> || std::is_same_v<Epi, EpiCloverXpay<double>>)
+                 : IsXpayEpilogue<Epi>::value &&
+                       (Rc == 8 || (Rc == 12 && std::is_same_v<typename decltype(Epi::a)::precision, Fp32Fp64>));
 
 // The fp32 and fp64 operators' oe_clover interior kernels (EpiCloverXpay<float / double>) take their hops one hop ahead
 // (apply_interior_hops_ahead) on NVIDIA GPUs and the CPU (where the tests run that path). Measured on an H200
