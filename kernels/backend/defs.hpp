@@ -136,7 +136,8 @@ EMPRISM_HD inline void store_streaming(B* p, const B& b) {
 // GPUs x rsqrtf(x) and __fdividef(1, x), on the host sqrtf and 1.0f / x. The cut at 1e-36 keeps subnormal x away
 // from the flushed reciprocal square root (0 x inf); it costs an absolute error below 1e-18.
 // Who may call: code whose result tolerates a relative error of a few ulps (unpacking links of 8 reals:
-// kernels/link_format.hpp), with 2^-126 <= x <= 2^126 for fast_rcp (a normal result).
+// kernels/link_format.hpp; the fp32 clover's LDL factors: kernels/clover_dynamic.hpp), with 2^-126 <= x <= 2^126 for
+// fast_rcp (a normal result).
 EMPRISM_HD inline float fast_sqrt(float x) {
 #if defined(__CUDA_ARCH__)
   float y;
