@@ -80,21 +80,20 @@ EMPRISM_HD inline CloverBlock<float> dequantize_block(const CloverBlockQ& m) {
   return out;
 }
 
-// Entry lower[t] of a stored block, unscaled.
-EMPRISM_HD inline Complex<float> lower16(const CloverBlock16& q, int t) {
-  return {static_cast<float>(q.q[6 + 2 * t]), static_cast<float>(q.q[7 + 2 * t])};
-}
-
-// y = M x for a stored block, row by row as block_mul of clover_block.hpp: y_i = scale (sum_j Q_ij x_j).
+// y = M x for a stored block, row by row as block_mul of clover_block.hpp: y_i = scale (sum_j Q_ij x_j), the int16
+// entries converted by int16_to_float (kernels/half.hpp).
 EMPRISM_HD inline HalfSpinor<float> block_mul(const CloverBlockQ& m, const HalfSpinor<float>& x) {
+  float v[36];
+  int16_to_float(m.q.q, v);
+  const auto lower = [&v](int t) { return Complex<float>{v[6 + 2 * t], v[7 + 2 * t]}; };  // lower[t], unscaled
   HalfSpinor<float> y;
   EMPRISM_UNROLL
   for (int i = 0; i < 6; ++i) {
-    Complex<float> acc = static_cast<float>(m.q.q[i]) * x.h[i / 3].c[i % 3];
+    Complex<float> acc = v[i] * x.h[i / 3].c[i % 3];
     EMPRISM_UNROLL
-    for (int j = 0; j < i; ++j) acc += lower16(m.q, tri_index(i, j)) * x.h[j / 3].c[j % 3];
+    for (int j = 0; j < i; ++j) acc += lower(tri_index(i, j)) * x.h[j / 3].c[j % 3];
     EMPRISM_UNROLL
-    for (int j = i + 1; j < 6; ++j) acc += conj_mul(lower16(m.q, tri_index(j, i)), x.h[j / 3].c[j % 3]);
+    for (int j = i + 1; j < 6; ++j) acc += conj_mul(lower(tri_index(j, i)), x.h[j / 3].c[j % 3]);
     y.h[i / 3].c[i % 3] = m.scale * acc;
   }
   return y;

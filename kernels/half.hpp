@@ -121,11 +121,34 @@ EMPRISM_HD inline ChiralHalf16 quantize(const HalfSpinor<float>& h, float& norm)
   return out;
 }
 
+// The N int16 of a stored element (N even) as floats, exactly: each pair read as the 32-bit word it lies in (the first
+// in the low half: little endian, as every backend's machine), each int16 sign-extended to 32 bits by shifts and
+// converted from int32. The same values as converting each int16 directly. On sm_90 nvcc then converts the high int16
+// of each word with I2FP.F32.S32 and the low one, whose sign extension it recognises, with I2F.S16, where it converted
+// every int16 with I2F.S16 (cuobjdump of the half kernels: 30456 I2F.S16 -> 15228 of each): the half operator's
+// kernels convert about 360 int16 per site, and split over the two instructions they ran 3 to 4 points of the peak
+// closer to it (H200, 2026-11-29, BENCHMARKS.md: oe_clover_half 83.5 -> 86.5-87%). Every int16 through I2FP (both
+// shifted to the top of the word, times 2^-16) lost 7-8 points instead.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "int16_to_float reads int16 pairs as little-endian words");
+template <int N>
+EMPRISM_HD inline void int16_to_float(const std::int16_t (&q)[N], float (&v)[N]) {
+  static_assert(N % 2 == 0, "int16 in pairs");
+  std::uint32_t w[N / 2];
+  __builtin_memcpy(w, q, sizeof(w));
+  EMPRISM_UNROLL
+  for (int k = 0; k < N / 2; ++k) {
+    v[2 * k] = static_cast<float>(static_cast<std::int32_t>(w[k] << 16) >> 16);
+    v[2 * k + 1] = static_cast<float>(static_cast<std::int32_t>(w[k]) >> 16);
+  }
+}
+
 EMPRISM_HD inline HalfSpinor<float> dequantize(const ChiralHalf16& q, float norm) {
   const float s = norm * (1.0f / kHalfScale);
+  float v[12];
+  int16_to_float(q.q, v);
   HalfSpinor<float> h;
   EMPRISM_UNROLL
-  for (int k = 0; k < 6; ++k) h.h[k / 3].c[k % 3] = {s * q.q[2 * k], s * q.q[2 * k + 1]};
+  for (int k = 0; k < 6; ++k) h.h[k / 3].c[k % 3] = {s * v[2 * k], s * v[2 * k + 1]};
   return h;
 }
 
