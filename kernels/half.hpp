@@ -125,10 +125,11 @@ EMPRISM_HD inline ChiralHalf16 quantize(const HalfSpinor<float>& h, float& norm)
 // in the low half: little endian, as every backend's machine), each int16 sign-extended to 32 bits by shifts and
 // converted from int32. The same values as converting each int16 directly. On sm_90 nvcc then converts the high int16
 // of each word with I2FP.F32.S32 and the low one, whose sign extension it recognises, with I2F.S16, where it converted
-// every int16 with I2F.S16 (cuobjdump of the half kernels: 30456 I2F.S16 -> 15228 of each): the half operator's
-// kernels convert about 360 int16 per site, and split over the two instructions they ran 3 to 4 points of the peak
-// closer to it (H200, 2026-11-29, BENCHMARKS.md: oe_clover_half 83.5 -> 86.5-87%). Every int16 through I2FP (both
-// shifted to the top of the word, times 2^-16) lost 7-8 points instead.
+// every int16 with I2F.S16 (cuobjdump of the half kernels: 30456 I2F.S16 -> 15228 of each). The half operator's
+// kernels convert about 360 int16 per site; split over the two instructions (H200, 2026-11-29, BENCHMARKS.md) with
+// links of 12 oe_clover_half went from 83.5 to 86.2-86.9% of the peak and the other three gained up to a point, with
+// links of 18 oe_clover_half gained 0.6 and the other three lost 0.7-1.8 (to 93.5-94.6%). Every int16 through I2FP
+// (both shifted to the top of the word, times 2^-16) lost 5-8 points instead.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "int16_to_float reads int16 pairs as little-endian words");
 template <int N>
 EMPRISM_HD inline void int16_to_float(const std::int16_t (&q)[N], float (&v)[N]) {
