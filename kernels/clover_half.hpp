@@ -70,13 +70,16 @@ EMPRISM_HD inline CloverBlock16 quantize_block(const CloverBlock<float>& m, floa
   return out;
 }
 
-// The fp32 block a CloverBlockQ stands for (host code and tests; the kernels use block_mul).
+// The fp32 block a CloverBlockQ stands for (host code and tests; the kernels use block_mul), its int16 converted as
+// block_mul converts them (int16_to_float).
 EMPRISM_HD inline CloverBlock<float> dequantize_block(const CloverBlockQ& m) {
+  float v[36];
+  int16_to_float(m.q.q, v);
   CloverBlock<float> out;
   EMPRISM_UNROLL
-  for (int k = 0; k < 6; ++k) out.diag[k] = m.scale * m.q.q[k];
+  for (int k = 0; k < 6; ++k) out.diag[k] = m.scale * v[k];
   EMPRISM_UNROLL
-  for (int j = 0; j < 15; ++j) out.lower[j] = {m.scale * m.q.q[6 + 2 * j], m.scale * m.q.q[7 + 2 * j]};
+  for (int j = 0; j < 15; ++j) out.lower[j] = {m.scale * v[6 + 2 * j], m.scale * v[7 + 2 * j]};
   return out;
 }
 
