@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """ncu_table.py: one row per kernel launch from Nsight Compute's CSV (ncu --csv --print-units base, the metrics of
-jobs/device/profile.sh): time, DRAM bytes read and written, their rate, L2 hit rate, achieved occupancy, registers.
+jobs/device/profile.sh): time, DRAM bytes read and written, their rate, L2 hit rate, achieved occupancy, registers,
+and the L2 fabric between the two L2 partitions of an H100/H200: the bytes that crossed it (its sectors, 32 bytes
+each), their rate, their share of the DRAM bytes and the fabric's active cycles (% of the elapsed ones). On an H200
+the fp32 hopping kernels with links of 12 and 18 stop at about 2.35 TB/s over the fabric (BENCHMARKS.md, 2026-11-29).
 
     python3 analysis/ncu_table.py profile.csv
 
@@ -8,6 +11,10 @@ Only the standard library; the metric names are those profile.sh asks for (a mis
 import csv
 import re
 import sys
+
+SECTOR_BYTES = 32  # an L2 sector
+FABRIC_SECTORS = "lts__t_sectors_srcunit_ltcfabric.sum"
+FABRIC_ACTIVE = "lts__ltcfabric2ltc_cycles_active.avg.pct_of_peak_sustained_elapsed"
 
 
 def short(name):
@@ -34,17 +41,25 @@ def main(path):
         return fmt.format(v * scale) if isinstance(v, float) else "-"
 
     print(f"{'us':>8} {'read MB':>8} {'write MB':>8} {'GB/s':>7} {'L2 hit%':>7} {'occ%':>5} {'regs':>4} "
-          f"{'block':>5}  kernel")
+          f"{'block':>5} {'fab MB':>7} {'fab GB/s':>8} {'fab/DRAM':>8} {'fab act%':>8}  kernel")
     for _, k in sorted(rows.items(), key=lambda kv: int(kv[0])):
         t = k.get("gpu__time_duration.sum")
         rd, wr = k.get("dram__bytes_read.sum"), k.get("dram__bytes_write.sum")
-        rate = (rd + wr) / t if all(isinstance(v, float) for v in (t, rd, wr)) and t > 0 else None
+        dram = rd + wr if all(isinstance(v, float) for v in (rd, wr)) else None
+        rate = dram / t if dram is not None and isinstance(t, float) and t > 0 else None
+        sectors = k.get(FABRIC_SECTORS)
+        fab = SECTOR_BYTES * sectors if isinstance(sectors, float) else None
+        fab_rate = fab / t if fab is not None and isinstance(t, float) and t > 0 else None
+        share = fab / dram if fab is not None and dram else None
         print(f"{get(k, 'gpu__time_duration.sum', 1e-3):>8} {get(k, 'dram__bytes_read.sum', 1e-6):>8} "
               f"{get(k, 'dram__bytes_write.sum', 1e-6):>8} {('%.0f' % rate) if rate else '-':>7} "
               f"{get(k, 'lts__t_sector_hit_rate.pct'):>7} "
               f"{get(k, 'sm__warps_active.avg.pct_of_peak_sustained_active', 1, '{:.0f}'):>5} "
               f"{get(k, 'launch__registers_per_thread', 1, '{:.0f}'):>4} "
-              f"{get(k, 'launch__block_size', 1, '{:.0f}'):>5}  {k['name']}")
+              f"{get(k, 'launch__block_size', 1, '{:.0f}'):>5} "
+              f"{('%.1f' % (fab * 1e-6)) if fab is not None else '-':>7} "
+              f"{('%.0f' % fab_rate) if fab_rate else '-':>8} {('%.3f' % share) if share else '-':>8} "
+              f"{get(k, FABRIC_ACTIVE):>8}  {k['name']}")
 
 
 if __name__ == "__main__":

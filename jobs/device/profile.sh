@@ -11,7 +11,9 @@
 #   2. jobs/bench/bench_32x64.toml (fp32, random gauge) with links of 18 and 12 reals: the kernel table (us, GB/s in
 #      minimum bytes, % of the measured peak).
 #   3. The same input under ncu (--clock-control none: the clocks are left alone), 8 hot-kernel launches after the
-#      tuning ones: time, DRAM bytes read and written, L2 hit rate, achieved occupancy, registers per thread.
+#      tuning ones: time, DRAM bytes read and written, L2 hit rate, achieved occupancy, registers per thread, and the
+#      bytes that crossed the fabric between the two L2 partitions with its active cycles (on an H200 the fp32
+#      kernels with links of 12 and 18 stop at about 2.35 TB/s over it: BENCHMARKS.md, 2026-11-29).
 #   4. With the QUDA kit at .peers/quda: its fp32 Dslash (A_ee^-1 D_eo, recon 18 and 12) once to fill its tune cache,
 #      then under ncu with the same metrics.
 #   5. Prints both tables (ncu's CSV, one row per kernel launch and metric, reduced by analysis/ncu_table.py).
@@ -28,6 +30,7 @@ fi
 
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct
 metrics=$metrics,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__block_size
+metrics=$metrics,lts__t_sectors_srcunit_ltcfabric.sum,lts__ltcfabric2ltc_cycles_active.avg.pct_of_peak_sustained_elapsed
 ncu_run() {  # ncu_run NAME REGEX SKIP COUNT CMD...: ncu's CSV of COUNT launches matching REGEX into $out/NAME.csv
   local name=$1 regex=$2 skip=$3 count=$4
   shift 4

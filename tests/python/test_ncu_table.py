@@ -1,7 +1,8 @@
 """Tests of analysis/ncu_table.py (jobs/device/profile.sh's reader of Nsight Compute's CSV) on a CSV written here in
 ncu's layout (ncu --csv --print-units base: one row per launch and metric, numbers with thousands separators, the
 profiler's own "==PROF==" lines before the header): one row per launch, in launch order, with the time, the DRAM
-bytes and their rate computed from them, and the functor's name without the launcher and namespaces."""
+bytes and their rate computed from them, the L2 fabric's bytes (32 per sector), rate and share of the DRAM bytes, and
+the functor's name without the launcher and namespaces."""
 import pathlib
 import subprocess
 import sys
@@ -16,7 +17,9 @@ KERNEL = {
 }
 METRICS = {  # ID -> metric -> value as ncu prints it
     "0": {"gpu__time_duration.sum": "380,000", "dram__bytes_read.sum": "1,000,000,000",
-          "dram__bytes_write.sum": "140,000,000", "launch__registers_per_thread": "80"},
+          "dram__bytes_write.sum": "140,000,000", "launch__registers_per_thread": "80",
+          "lts__t_sectors_srcunit_ltcfabric.sum": "14,680,071",
+          "lts__ltcfabric2ltc_cycles_active.avg.pct_of_peak_sustained_elapsed": "94.97"},
     "1": {"gpu__time_duration.sum": "200,000", "dram__bytes_read.sum": "400,000,000",
           "dram__bytes_write.sum": "200,000,000"},
 }
@@ -31,11 +34,15 @@ def write_csv(path):
     path.write_text("\n".join(lines) + "\n")
 
 
-def test_one_row_per_launch_with_rate_from_bytes_and_time(tmp_path):
+def table_rows(tmp_path):
     csv_path = tmp_path / "p.csv"
     write_csv(csv_path)
     out = subprocess.run([sys.executable, str(SCRIPT), str(csv_path)], capture_output=True, text=True, check=True)
-    rows = out.stdout.strip().splitlines()[1:]
+    return out.stdout.strip().splitlines()[1:]
+
+
+def test_one_row_per_launch_with_rate_from_bytes_and_time(tmp_path):
+    rows = table_rows(tmp_path)
     assert len(rows) == 2
     first = rows[0].split()
     assert first[0] == "380.0" and first[1] == "1000.0" and first[2] == "140.0"
@@ -43,3 +50,13 @@ def test_one_row_per_launch_with_rate_from_bytes_and_time(tmp_path):
     assert first[6] == "80" and rows[0].endswith("DslashInterior<EpiClover<float, false>, 18>")
     assert rows[1].split()[3] == "3000" and "CgUpdateFunctor<float>" in rows[1] and "emprism::" not in rows[1]
     assert rows[1].split()[4] == "-"  # a metric ncu did not print
+
+
+def test_fabric_bytes_rate_and_share_from_sectors(tmp_path):
+    first, second = (r.split() for r in table_rows(tmp_path))
+    fabric = 32 * 14680071  # bytes: 32 per sector
+    assert first[8] == f"{fabric / 1e6:.1f}"  # 469.8 MB
+    assert first[9] == str(round(fabric / 380e3))  # GB/s over 380 us: 1236
+    assert first[10] == f"{fabric / (1e9 + 1.4e8):.3f}"  # share of the DRAM bytes: 0.412
+    assert first[11] == "95.0"
+    assert second[8:12] == ["-", "-", "-", "-"]  # ncu printed no fabric metric for this launch
