@@ -395,7 +395,10 @@ constexpr int kLaunchBoundHop = std::is_same_v<typename decltype(Epi::a)::precis
 // it): without the prefetch there oe_clover_dag_update_f32d with links of 12 went from 77 to 84% (nvcc: 128 registers
 // instead of 155) and fp32's oe_clover_dag_update with links of 8 from 88.5-89.2 to 91.0-91.5% (the tuner then chose
 // the 128/7 launch bound), fp64's plain EpiXpay kernel with links of 8 measured the same either way (ptxas spilt 32
-// bytes with it), and fp32's oe_clover with links of 8 lost 0.2-0.7 points with it.
+// bytes with it), and fp32's oe_clover with links of 8 lost 0.2-0.7 points with it. Asked for the same way (H200,
+// 2026-11-29, not kept): the compressed clover site in fp32 eo_clover and eo_clover_dag with links of 8 (within the
+// noise), and the t+ neighbour spinor, each input spinor's first read, from memory, in every interior kernel (up to 1.5
+// points lost, fp64 up to 3).
 template <typename Epi>
 struct IsXpayEpilogue : std::false_type {};
 template <typename P, bool Dag>
