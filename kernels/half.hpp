@@ -130,8 +130,8 @@ EMPRISM_HD inline ChiralHalf16 quantize(const HalfSpinor<float>& h, float& norm)
 // links of 12 oe_clover_half went from 83.5 to 86.2-86.9% of the peak and the other three gained up to a point, with
 // links of 18 oe_clover_half gained 0.6 and the other three lost 0.7-1.8 (to 93.5-94.6%). Every int16 through I2FP
 // lost instead: both shifted to the top of the word, times 2^-16, 5-8 points; the low one sign-extended by PTX prmt
-// (selector 0x9910; 30456 I2FP, no I2F.S16, no multiply), 1-4 points (oe_clover_half with links of 12 86.4-86.7 ->
-// 82.8-82.9%).
+// (selector 0x9910; 30456 I2FP, no I2F.S16, no multiply), 0.6-3.9 points (oe_clover_half with links of 12
+// 86.4-86.7 -> 82.8-82.9%).
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "int16_to_float reads int16 pairs as little-endian words");
 template <int N>
 EMPRISM_HD inline void int16_to_float(const std::int16_t (&q)[N], float (&v)[N]) {
