@@ -46,18 +46,28 @@ unpack() {  # unpack PATTERN: the first .deb of .debs/ matching it
   fi
   dpkg -x "$f" "$deps"
 }
+# Scripts started together on one machine share $deps: the first unpacks under a lock, the others wait and find it
+# done (two dpkg -x at once failed with "File exists", and a second unpack would put back the .pc's prefix).
+exec {deps_lock}> "$deps.lock"
+flock "$deps_lock"
 if [ $need_toml = 1 ]; then
-  unpack libtomlplusplus-dev && unpack libtomlplusplus3 || exit 1
-  pc=$deps/usr/lib/$multiarch/pkgconfig/tomlplusplus.pc
-  sed -i "s#^prefix=.*#prefix=$deps/usr#" "$pc"
+  if [ ! -f "$deps/.toml-unpacked" ]; then
+    unpack libtomlplusplus-dev && unpack libtomlplusplus3 || exit 1
+    sed -i "s#^prefix=.*#prefix=$deps/usr#" "$deps/usr/lib/$multiarch/pkgconfig/tomlplusplus.pc"
+    touch "$deps/.toml-unpacked"
+  fi
   export PKG_CONFIG_PATH=$deps/usr/lib/$multiarch/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
   export LD_LIBRARY_PATH=$deps/usr/lib/$multiarch${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 r123_flag=()
 if [ $need_r123 = 1 ]; then
-  unpack librandom123-dev || exit 1
+  if [ ! -f "$deps/.r123-unpacked" ]; then
+    unpack librandom123-dev || exit 1
+    touch "$deps/.r123-unpacked"
+  fi
   r123_flag=(-DRANDOM123_INCLUDE_DIR="$deps/usr/include")
 fi
+flock -u "$deps_lock"
 say "deps: toml++ $([ $need_toml = 1 ] && echo "from .debs" || echo installed), Random123 $([ $need_r123 = 1 ] && echo "from .debs" || echo installed)"
 if [ "$backend" = CUDA ]; then
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | sed 's/^/gpu: /' |
