@@ -37,34 +37,30 @@ if [ "${EMPRISM_DEVICE_FORCE_DEBS:-0}" != 1 ]; then
   pkg-config --exists tomlplusplus 2> /dev/null && need_toml=0
   [ -f /usr/include/Random123/philox.h ] && need_r123=0
 fi
-unpack() {  # unpack PATTERN: the first .deb of .debs/ matching it
+unpack() {  # unpack PATTERN: the first .deb of .debs/ matching it, once per machine (a marker in $deps)
+  [ -f "$deps/.unpacked-$1" ] && return 0
   local found=("$repo"/.debs/"$1"_*.deb)
   local f=${found[0]}
   if [ ! -f "$f" ]; then
     say "MISSING: .debs/$1_*.deb (apt-get download $1 on a Debian 12 machine)"
     return 1
   fi
-  dpkg -x "$f" "$deps"
+  dpkg -x "$f" "$deps" && touch "$deps/.unpacked-$1"
 }
 # Scripts started together on one machine share $deps: the first unpacks under a lock, the others wait and find it
 # done (two dpkg -x at once failed with "File exists", and a second unpack would put back the .pc's prefix).
 exec {deps_lock}> "$deps.lock"
 flock "$deps_lock"
 if [ $need_toml = 1 ]; then
-  if [ ! -f "$deps/.toml-unpacked" ]; then
-    unpack libtomlplusplus-dev && unpack libtomlplusplus3 || exit 1
-    sed -i "s#^prefix=.*#prefix=$deps/usr#" "$deps/usr/lib/$multiarch/pkgconfig/tomlplusplus.pc"
-    touch "$deps/.toml-unpacked"
-  fi
+  unpack libtomlplusplus-dev && unpack libtomlplusplus3 || exit 1
+  pc=$deps/usr/lib/$multiarch/pkgconfig/tomlplusplus.pc
+  sed -i "s#^prefix=.*#prefix=$deps/usr#" "$pc"
   export PKG_CONFIG_PATH=$deps/usr/lib/$multiarch/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
   export LD_LIBRARY_PATH=$deps/usr/lib/$multiarch${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 r123_flag=()
 if [ $need_r123 = 1 ]; then
-  if [ ! -f "$deps/.r123-unpacked" ]; then
-    unpack librandom123-dev || exit 1
-    touch "$deps/.r123-unpacked"
-  fi
+  unpack librandom123-dev || exit 1
   r123_flag=(-DRANDOM123_INCLUDE_DIR="$deps/usr/include")
 fi
 flock -u "$deps_lock"
