@@ -25,6 +25,11 @@ def short(name):
     return s[:90]
 
 
+def ratio(a, b):
+    """a / b where both are numbers and b > 0 (a rate per ns, or a share), else None."""
+    return a / b if isinstance(a, float) and isinstance(b, float) and b > 0 else None
+
+
 def main(path):
     rows = {}
     with open(path, newline="") as f:
@@ -46,18 +51,16 @@ def main(path):
         t = k.get("gpu__time_duration.sum")
         rd, wr = k.get("dram__bytes_read.sum"), k.get("dram__bytes_write.sum")
         dram = rd + wr if all(isinstance(v, float) for v in (rd, wr)) else None
-        rate = dram / t if dram is not None and isinstance(t, float) and t > 0 else None
         sectors = k.get(FABRIC_SECTORS)
         fab = SECTOR_BYTES * sectors if isinstance(sectors, float) else None
-        fab_rate = fab / t if fab is not None and isinstance(t, float) and t > 0 else None
-        share = fab / dram if fab is not None and dram else None
+        rate, fab_rate, share = ratio(dram, t), ratio(fab, t), ratio(fab, dram)
         print(f"{get(k, 'gpu__time_duration.sum', 1e-3):>8} {get(k, 'dram__bytes_read.sum', 1e-6):>8} "
               f"{get(k, 'dram__bytes_write.sum', 1e-6):>8} {('%.0f' % rate) if rate else '-':>7} "
               f"{get(k, 'lts__t_sector_hit_rate.pct'):>7} "
               f"{get(k, 'sm__warps_active.avg.pct_of_peak_sustained_active', 1, '{:.0f}'):>5} "
               f"{get(k, 'launch__registers_per_thread', 1, '{:.0f}'):>4} "
               f"{get(k, 'launch__block_size', 1, '{:.0f}'):>5} "
-              f"{('%.1f' % (fab * 1e-6)) if fab is not None else '-':>7} "
+              f"{get(k, FABRIC_SECTORS, SECTOR_BYTES * 1e-6):>7} "
               f"{('%.0f' % fab_rate) if fab_rate else '-':>8} {('%.3f' % share) if share else '-':>8} "
               f"{get(k, FABRIC_ACTIVE):>8}  {k['name']}")
 
