@@ -5,7 +5,7 @@
 #
 #   bash jobs/device/profile.sh       # from the repository root; results under $OUT (or ./profile_out)
 #
-# What it does (about 6 minutes on 16 cores, the build half of it):
+# What it does (about 7 minutes on 16 cores, the build half of it):
 #   1. Dependencies and the CUDA build for sm_90 (jobs/device/common.sh); ctest -L gpu unless
 #      EMPRISM_DEVICE_SKIP_TESTS=1.
 #   2. jobs/bench/bench_32x64.toml (fp32, random gauge) with links of 18 and 12 reals: the kernel table (us, GB/s in
@@ -14,9 +14,11 @@
 #      tuning ones: time, DRAM bytes read and written, L2 hit rate, achieved occupancy, registers per thread, and the
 #      bytes that crossed the fabric between the two L2 partitions with its active cycles (on an H200 the fp32
 #      kernels with links of 12 and 18 stop at about 2.35 TB/s over it: BENCHMARKS.md, 2026-11-29).
-#   4. With the QUDA kit at .peers/quda: its fp32 Dslash (A_ee^-1 D_eo, recon 18 and 12) once to fill its tune cache,
+#   4. The half operator: common.sh's unit-gauge problem, mixed/half with links of 12 (its kernel table), then its four
+#      interior kernels under ncu with the same metrics.
+#   5. With the QUDA kit at .peers/quda: its fp32 Dslash (A_ee^-1 D_eo, recon 18 and 12) once to fill its tune cache,
 #      then under ncu with the same metrics.
-#   5. Prints both tables (ncu's CSV, one row per kernel launch and metric, reduced by analysis/ncu_table.py).
+#   6. Prints the tables (ncu's CSV, one row per kernel launch and metric, reduced by analysis/ncu_table.py).
 # Exit status: 0 when the build, the tests and our runs passed. Optional: EMPRISM_DEVICE_SKIP_TESTS=1,
 # EMPRISM_DEVICE_SKIP_QUDA=1, and common.sh's variables.
 set -uo pipefail
@@ -50,6 +52,17 @@ for rc in 18 12; do
   (cd "$work" && ncu_run "ours_r$rc" "Dslash|CgUpdate|Axpby" 20 12 "$exe" bench.toml \
     --set "dirac.reconstruct=$rc" --set "output.file=\"n$rc.h5\"" --set "solver.max_iter=40")
 done
+# The half operator (mixed/half with links of 12, the fastest fp64 solve and the hot kernel furthest below 90%:
+# oe_clover_half) on the unit-gauge problem of common.sh's unit_solve: its rows, then its four interior kernels under
+# ncu (the tune cache of the timed run: no tuning launches).
+half_solver='precision = "mixed"
+tol = 1e-10
+sloppy = "half"'
+unit_solve half12 true 12 "$half_solver" 2
+say "half r12: $(grep -m1 -E "solve 'noise2': converged" "$work/half12.log" | sed 's/^.*\] //')"
+grep -E "\] (eo|oe)_clover(_dag)?(_update)?_half +[0-9]" "$work/half12.log" | sed 's/^.*\] /  /' | tee -a "$summary"
+sed -e 's/^file = .*/file = "half12_ncu.h5"/' "$work/half12.toml" > "$work/half12_ncu.toml"
+(cd "$work" && ncu_run ours_half_r12 "DslashInterior<emprism::Epi[A-Za-z]+<emprism::Half" 20 8 "$exe" half12_ncu.toml)
 
 quda=$repo/.peers/quda
 if [ "${EMPRISM_DEVICE_SKIP_QUDA:-0}" != 1 ] && [ -f "$quda/all.sh" ]; then
