@@ -258,6 +258,10 @@ EMPRISM_HD inline HalfSpinor<R> acc_half(const PartialPlus<R, View>& acc, int b)
 // is load_block_kept, the second the streaming load_block. With the fp32 operator's compressed clover term it keeps
 // the factors of the block instead (read once, streaming; factored once for both solves). The hot epilogues read their
 // xpay input with load_half_once and store their results with store_half_final (streaming: kernels/backend/defs.hpp).
+// Measured on an H200 (BENCHMARKS.md, 2026-12-02), not kept: both halves' inputs loaded before the first store (fp32
+// with links of 8 eo_clover 87 -> 81%, eo_clover_f32d 86 -> 78%, fp64 oe_clover 98 -> 94%); the halves in a loop not
+// unrolled (oe_clover_half 86.5 -> 83.4%); the second half's inputs asked for in L2 or L1 at the epilogue's start (2-3
+// points lost). In oe_clover_half the epilogue takes 48% of ncu's stall samples, in four to five rounds of loads.
 template <typename R, bool Dag>
 struct EpiClover {
   static constexpr bool kDag = Dag;
@@ -421,6 +425,9 @@ constexpr bool kPrefetchLinks =
 // 12, oe_clover_f32d 12.6 points with links of 18 (and gained 1.5 with 12). So do AMD GPUs (not measured; their
 // registers are the scarcer resource). The next hop copied into shared memory with cp.async instead (H200,
 // 2026-11-29, fp32 links of 8 and 12): 96-104 registers, 2-5 points lost but in oe_clover (+0.8), so not kept.
+// oe_clover_half loaded ahead with the neighbour kept as stored (int16 and norms) until its hop, under a 96-register
+// bound (H200, 2026-12-02): +1.1 points with links of 12, but that bound replaces the half group's 64-register one,
+// which the other three half kernels need (1-3 points lost), and the solve was no faster; not kept.
 template <typename Epi>
 struct IsCloverXpayEpilogue : std::false_type {};
 template <typename P>
