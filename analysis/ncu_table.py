@@ -18,11 +18,21 @@ FABRIC_ACTIVE = "lts__ltcfabric2ltc_cycles_active.avg.pct_of_peak_sustained_elap
 
 
 def short(name):
-    """The kernel's functor without namespaces and the link format, e.g. DslashInterior<EpiClover<float, false>>."""
+    """The kernel's functor without namespaces, e.g. DslashInterior<EpiClover<float, false>, 18>; QUDA's kernels
+    (Kernel1D/2D/3D<functor, its argument>) by the functor, the argument's kind and its innermost argument type, e.g.
+    Kernel3D<dslash_functor, wilsonCloverPreconditioned, WilsonCloverArg<short, 3, 4, 12, 0>>."""
+    name = name.replace("emprism::", "").replace("quda::", "")
     m = re.search(r"for_kernel\w*<(?:\d+, )?(.*)>\(", name)
-    s = m.group(1) if m else name.split("(")[0]
-    s = s.replace("emprism::", "").replace("quda::", "")
-    return s[:90]
+    if m:
+        return m.group(1)[:90]
+    q = re.search(r"(Kernel\dD)<(\w+), (\w+)<(\w+)", name)
+    if q:
+        parts = [q.group(2), q.group(4) if q.group(3).endswith("_arg") else q.group(3)]
+        inner = re.search(r"\w+Arg<[^<>]*>", name)  # an argument type with plain parameters only
+        if inner:
+            parts.append(inner.group(0))
+        return f"{q.group(1)}<{', '.join(parts)}>"[:90]
+    return name.split("(")[0][:90]
 
 
 def ratio(a, b):

@@ -2,7 +2,7 @@
 ncu's layout (ncu --csv --print-units base: one row per launch and metric, numbers with thousands separators, the
 profiler's own "==PROF==" lines before the header): one row per launch, in launch order, with the time, the DRAM
 bytes and their rate computed from them, the L2 fabric's bytes (32 per sector), rate and share of the DRAM bytes, and
-the functor's name without the launcher and namespaces."""
+the functor's name without the launcher and namespaces (QUDA's kernels by their functor and argument)."""
 import pathlib
 import subprocess
 import sys
@@ -25,18 +25,28 @@ METRICS = {  # ID -> metric -> value as ncu prints it
 }
 
 
-def write_csv(path):
+# QUDA's kernels as ncu named them in jobs/device/profile.sh's call of 2026-12-02 (its clover copy and its half Dslash)
+QUDA_KERNEL = {
+    "0": ("enable_if<use_kernel_arg<T2>(), void>::type Kernel2D<CloverCopy, CopyCloverArg<double, double, "
+          "clover::QDPOrder<double, 72>, clover::FloatNOrder<double, 72, 2, 0, 0, 0>>, 0>(T2)"),
+    "1": ("enable_if<use_kernel_arg<T2>(), void>::type Kernel3D<dslash_functor, dslash_functor_arg<"
+          "wilsonCloverPreconditioned, packShmem, 1, 0, 0, 5, WilsonCloverArg<short, 3, 4, 12, 0>>, 0>(T2)"),
+}
+QUDA_METRICS = {"0": {"gpu__time_duration.sum": "577,400"}, "1": {"gpu__time_duration.sum": "174,200"}}
+
+
+def write_csv(path, kernels=KERNEL, metrics=METRICS, order=("1", "0")):  # out of order: the table sorts by launch
     lines = ["==PROF== Connected to process 1", HEADER]
-    for i in ("1", "0"):  # out of order: the table sorts by launch
-        for m, v in METRICS[i].items():
-            lines.append(f'"{i}","1","emprism-mpi","h","{KERNEL[i]}","1","7","(128, 1, 1)","(8192, 1, 1)","0","9.0",'
+    for i in order:
+        for m, v in metrics[i].items():
+            lines.append(f'"{i}","1","emprism-mpi","h","{kernels[i]}","1","7","(128, 1, 1)","(8192, 1, 1)","0","9.0",'
                          f'"Command line profiler metrics","{m}","-","{v}"')
     path.write_text("\n".join(lines) + "\n")
 
 
-def table_rows(tmp_path):
+def table_rows(tmp_path, **csv):
     csv_path = tmp_path / "p.csv"
-    write_csv(csv_path)
+    write_csv(csv_path, **csv)
     out = subprocess.run([sys.executable, str(SCRIPT), str(csv_path)], capture_output=True, text=True, check=True)
     return out.stdout.strip().splitlines()[1:]
 
@@ -60,3 +70,10 @@ def test_fabric_bytes_rate_and_share_from_sectors(tmp_path):
     assert first[10] == f"{fabric / (1e9 + 1.4e8):.3f}"  # share of the DRAM bytes: 0.412
     assert first[11] == "95.0"
     assert second[8:12] == ["-", "-", "-", "-"]  # ncu printed no fabric metric for this launch
+
+
+def test_quda_kernels_named_by_functor_and_argument(tmp_path):
+    rows = table_rows(tmp_path, kernels=QUDA_KERNEL, metrics=QUDA_METRICS)
+    assert rows[0].split()[0] == "577.4" and rows[0].endswith("Kernel2D<CloverCopy, CopyCloverArg>")
+    assert rows[1].split()[0] == "174.2"
+    assert rows[1].endswith("Kernel3D<dslash_functor, wilsonCloverPreconditioned, WilsonCloverArg<short, 3, 4, 12, 0>>")
