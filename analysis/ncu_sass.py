@@ -17,9 +17,11 @@ table (2026-12-02: its epilogue takes 48% of the samples in seven rounds) came f
         ./emprism-mpi in.toml
     ncu -i oe.ncu-rep --page source --csv --print-source sass > oe_sass.csv
 
-Only the standard library. ncu writes the kernel's name on the first line, the column names on the second."""
+Only the standard library. ncu writes the kernel's name on the first line, the column names on the second. A file that
+cannot be read or is not such a page: one line on stderr, exit status 2."""
 import argparse
 import csv
+import sys
 
 ALL = "Warp Stall Sampling (All Samples)"
 EXECUTED = "Instructions Executed"
@@ -35,14 +37,25 @@ def number(text):
         return 0.0
 
 
+def fail(message):
+    """Bad input: one line on stderr, exit status 2."""
+    print(f"ncu_sass.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def read(path):
-    """The kernel's name and one dict per SASS instruction, in program order."""
-    with open(path, newline="") as f:
-        lines = [ln for ln in f if ln.startswith('"')]  # ncu's own "==PROF==" lines, if any, are not CSV
+    """The kernel's name and one dict per SASS instruction, in program order; exits 2 with one line when the file
+    cannot be read or is not ncu's source page."""
+    try:
+        with open(path, newline="") as f:
+            lines = [ln for ln in f if ln.startswith('"')]  # ncu's own "==PROF==" lines, if any, are not CSV
+    except OSError as e:
+        fail(f"cannot read {path}: {e.strerror}")
     rows = list(csv.reader(lines))
-    name = rows[0][1] if rows and rows[0] and rows[0][0] == "Kernel Name" else "?"
+    if len(rows) < 2 or rows[0][:1] != ["Kernel Name"] or ALL not in rows[1]:
+        fail(f"{path} is not ncu's source page of one kernel (--page source --csv --print-source sass)")
     header = rows[1]
-    return name, [dict(zip(header, r)) for r in rows[2:] if len(r) == len(header)]
+    return rows[0][1], [dict(zip(header, r)) for r in rows[2:] if len(r) == len(header)]
 
 
 def opcode(instr):

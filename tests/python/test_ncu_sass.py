@@ -2,7 +2,8 @@
 here in ncu's layout (`--page source --csv --print-source sass`: the kernel's name on the first line, the column names
 on the second, one row per SASS instruction, counts with thousands separators): the stall reasons' shares, the rounds
 (a global load after a long-scoreboard wait of at least --min-wait of the samples starts one; a predicated load counts,
-a wait below the threshold does not), and the hottest instructions."""
+a wait below the threshold does not), the hottest instructions, and one line with exit status 2 for a file that is not
+a source page."""
 import pathlib
 import subprocess
 import sys
@@ -85,3 +86,12 @@ def test_hottest_instructions_in_program_order(tmp_path):
     hot = out.split("hottest instructions (2):\n")[1].splitlines()
     assert hot[0].split()[:3] == ["2", "20.0%", "long_sb"] and "FMUL R1, R4, R8" in hot[0]
     assert hot[1].split()[:3] == ["6", "76.0%", "long_sb"] and "FADD R1, R10, R1" in hot[1]
+
+
+def test_a_file_that_is_not_a_source_page_fails_with_one_line(tmp_path):
+    p = tmp_path / "table.csv"  # the metrics CSV of jobs/device/profile.sh, not a source page
+    p.write_text('"ID","Kernel Name","Metric Name","Metric Value"\n"0","k","gpu__time_duration.sum","1"\n')
+    for path in (p, tmp_path / "missing.csv"):
+        r = subprocess.run([sys.executable, str(SCRIPT), str(path)], capture_output=True, text=True)
+        assert r.returncode == 2 and r.stdout == ""
+        assert len(r.stderr.splitlines()) == 1 and str(path) in r.stderr
