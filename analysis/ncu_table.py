@@ -7,7 +7,8 @@ the fp32 hopping kernels with links of 12 and 18 stop at about 2.35 TB/s over th
 
     python3 analysis/ncu_table.py profile.csv
 
-Only the standard library; the metric names are those profile.sh asks for (a missing one prints as '-')."""
+Only the standard library; the metric names are those profile.sh asks for (a missing one prints as '-'). A file that
+cannot be read or is not ncu's metrics CSV: one line on stderr, exit status 2."""
 import csv
 import re
 import sys
@@ -40,11 +41,29 @@ def ratio(a, b):
     return a / b if isinstance(a, float) and isinstance(b, float) and b > 0 else None
 
 
+def fail(message):
+    """Bad input: one line on stderr, exit status 2."""
+    print(f"ncu_table.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def records(path):
+    """ncu's rows (one per launch and metric); exits 2 with one line when the file cannot be read or is not ncu's
+    metrics CSV."""
+    try:
+        with open(path, newline="") as f:
+            lines = [ln for ln in f if ln.startswith('"')]  # ncu prints its own lines (==PROF==) before the CSV
+    except OSError as e:
+        fail(f"cannot read {path}: {e.strerror}")
+    reader = csv.DictReader(lines)
+    if not {"ID", "Kernel Name", "Metric Name", "Metric Value"} <= set(reader.fieldnames or []):
+        fail(f"{path} is not ncu's metrics CSV (ncu --csv --print-units base --metrics ...)")
+    return list(reader)
+
+
 def main(path):
     rows = {}
-    with open(path, newline="") as f:
-        lines = [ln for ln in f if ln.startswith('"')]  # ncu prints its own lines (==PROF==) before the CSV
-    for r in csv.DictReader(lines):
+    for r in records(path):
         k = rows.setdefault(r["ID"], {"name": short(r["Kernel Name"])})
         try:
             k[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
@@ -76,4 +95,6 @@ def main(path):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        fail("usage: ncu_table.py PROFILE.csv")
     main(sys.argv[1])

@@ -2,7 +2,8 @@
 ncu's layout (ncu --csv --print-units base: one row per launch and metric, numbers with thousands separators, the
 profiler's own "==PROF==" lines before the header): one row per launch, in launch order, with the time, the DRAM
 bytes and their rate computed from them, the L2 fabric's bytes (32 per sector), rate and share of the DRAM bytes, and
-the functor's name without the launcher and namespaces (QUDA's kernels by their functor and argument)."""
+the functor's name without the launcher and namespaces (QUDA's kernels by their functor and argument); one line
+and exit status 2 for a file that is not ncu's metrics CSV."""
 import pathlib
 import subprocess
 import sys
@@ -77,3 +78,12 @@ def test_quda_kernels_named_by_functor_and_argument(tmp_path):
     assert rows[0].split()[0] == "577.4" and rows[0].endswith("Kernel2D<CloverCopy, CopyCloverArg>")
     assert rows[1].split()[0] == "174.2"
     assert rows[1].endswith("Kernel3D<dslash_functor, wilsonCloverPreconditioned, WilsonCloverArg<short, 3, 4, 12, 0>>")
+
+
+def test_a_file_that_is_not_ncus_metrics_csv_fails_with_one_line(tmp_path):
+    p = tmp_path / "sass.csv"  # a source page (analysis/ncu_sass.py's input), not a metrics CSV
+    p.write_text('"Kernel Name","k",""\n"Address","Source","Warp Stall Sampling (All Samples)"\n')
+    for path in (p, tmp_path / "missing.csv"):
+        r = subprocess.run([sys.executable, str(SCRIPT), str(path)], capture_output=True, text=True)
+        assert r.returncode == 2 and r.stdout == ""
+        assert len(r.stderr.splitlines()) == 1 and str(path) in r.stderr
