@@ -17,12 +17,15 @@ table (2026-12-02: its epilogue takes 48% of the samples in seven rounds) came f
         ./emprism-mpi in.toml
     ncu -i oe.ncu-rep --page source --csv --print-source sass > oe_sass.csv
 
-Only the standard library. ncu writes the kernel's name on the first line, the column names on the second. A file that
-cannot be read or is not such a page: one line on stderr, exit status 2."""
+Only the standard library and analysis/ncu_table.py (its reader of ncu's files). ncu writes the kernel's name on the
+first line, the column names on the second. A file that cannot be read or is not such a page: one line on stderr, exit
+status 2."""
 import argparse
 import csv
-import sys
 
+from ncu_table import csv_lines, fail
+
+TOOL = "ncu_sass.py"
 ALL = "Warp Stall Sampling (All Samples)"
 EXECUTED = "Instructions Executed"
 LONG_SB = "stall_long_sb"
@@ -37,23 +40,12 @@ def number(text):
         return 0.0
 
 
-def fail(message):
-    """Bad input: one line on stderr, exit status 2."""
-    print(f"ncu_sass.py: {message}", file=sys.stderr)
-    sys.exit(2)
-
-
 def read(path):
     """The kernel's name and one dict per SASS instruction, in program order; exits 2 with one line when the file
     cannot be read or is not ncu's source page."""
-    try:
-        with open(path, newline="") as f:
-            lines = [ln for ln in f if ln.startswith('"')]  # ncu's own "==PROF==" lines, if any, are not CSV
-    except OSError as e:
-        fail(f"cannot read {path}: {e.strerror}")
-    rows = list(csv.reader(lines))
+    rows = list(csv.reader(csv_lines(path, TOOL)))
     if len(rows) < 2 or rows[0][:1] != ["Kernel Name"] or ALL not in rows[1]:
-        fail(f"{path} is not ncu's source page of one kernel (--page source --csv --print-source sass)")
+        fail(f"{path} is not ncu's source page of one kernel (--page source --csv --print-source sass)", TOOL)
     header = rows[1]
     return rows[0][1], [dict(zip(header, r)) for r in rows[2:] if len(r) == len(header)]
 
@@ -95,10 +87,10 @@ def main():
     print(f"kernel: {name}")
     print(f"{len(instrs)} instructions, {total:.0f} samples, {sum(number(i.get(EXECUTED, '0')) for i in instrs):.0f} "
           "warp instructions executed")
-    reasons = sorted((k for k in (instrs[0] if instrs else {}) if k.startswith("stall_") and "(" not in k),
-                     key=lambda k: -sum(number(i.get(k, "0")) for i in instrs))
-    print("stall reasons, % of the samples: " + ", ".join(
-        f"{k[6:]} {share(sum(number(i.get(k, '0')) for i in instrs), total):.1f}" for k in reasons[:8]))
+    sums = {k: sum(number(i.get(k, "0")) for i in instrs)
+            for k in (instrs[0] if instrs else {}) if k.startswith("stall_") and "(" not in k}
+    reasons = sorted(sums, key=lambda k: -sums[k])
+    print("stall reasons, % of the samples: " + ", ".join(f"{k[6:]} {share(sums[k], total):.1f}" for k in reasons[:8]))
     starts = rounds(instrs, args.min_wait * total)
     print(f"\n{'round':>5} {'first':>6} {'instr':>6} {'loads':>5} {'stores':>6} {'samples%':>8} {'long_sb%':>8} "
           f"{'no_inst%':>8}")

@@ -41,21 +41,26 @@ def ratio(a, b):
     return a / b if isinstance(a, float) and isinstance(b, float) and b > 0 else None
 
 
-def fail(message):
-    """Bad input: one line on stderr, exit status 2."""
-    print(f"ncu_table.py: {message}", file=sys.stderr)
+def fail(message, tool="ncu_table.py"):
+    """Bad input: one line on stderr naming the tool, exit status 2 (analysis/ncu_sass.py too)."""
+    print(f"{tool}: {message}", file=sys.stderr)
     sys.exit(2)
+
+
+def csv_lines(path, tool="ncu_table.py"):
+    """The CSV lines of an ncu output file (ncu prints its own lines, ==PROF==, before the CSV); fail() when the file
+    cannot be read."""
+    try:
+        with open(path, newline="") as f:
+            return [ln for ln in f if ln.startswith('"')]
+    except OSError as e:
+        fail(f"cannot read {path}: {e.strerror}", tool)
 
 
 def records(path):
     """ncu's rows (one per launch and metric); exits 2 with one line when the file cannot be read or is not ncu's
     metrics CSV."""
-    try:
-        with open(path, newline="") as f:
-            lines = [ln for ln in f if ln.startswith('"')]  # ncu prints its own lines (==PROF==) before the CSV
-    except OSError as e:
-        fail(f"cannot read {path}: {e.strerror}")
-    reader = csv.DictReader(lines)
+    reader = csv.DictReader(csv_lines(path))
     if not {"ID", "Kernel Name", "Metric Name", "Metric Value"} <= set(reader.fieldnames or []):
         fail(f"{path} is not ncu's metrics CSV (ncu --csv --print-units base --metrics ...)")
     return list(reader)
