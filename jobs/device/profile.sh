@@ -15,10 +15,13 @@
 #      bytes that crossed the fabric between the two L2 partitions with its active cycles (on an H200 the fp32
 #      kernels with links of 12 and 18 stop at about 2.35 TB/s over it: BENCHMARKS.md, 2026-11-29).
 #   4. The half operator: common.sh's unit-gauge problem, mixed/half with links of 12 (its kernel table), then its four
-#      interior kernels under ncu with the same metrics.
+#      interior kernels under ncu with the same metrics, then one launch of oe_clover_half sampled instruction by
+#      instruction (ncu's SourceCounters: where its warps wait, analysis/ncu_sass.py).
 #   5. With the QUDA kit at .peers/quda: its fp32 Dslash (A_ee^-1 D_eo, recon 18 and 12) once to fill its tune cache,
-#      then under ncu with the same metrics.
-#   6. Prints the tables (ncu's CSV, one row per kernel launch and metric, reduced by analysis/ncu_table.py).
+#      then under ncu with the same metrics; its half Dslash with recon 12 timed by dslash_test (200 calls) and under
+#      ncu alike.
+#   6. Prints the tables (ncu's CSV, one row per kernel launch and metric, reduced by analysis/ncu_table.py), and the
+#      stall reasons and load rounds of oe_clover_half.
 # Exit status: 0 when the build, the tests and our runs passed. Optional: EMPRISM_DEVICE_SKIP_TESTS=1,
 # EMPRISM_DEVICE_SKIP_QUDA=1, and common.sh's variables.
 set -uo pipefail
@@ -63,6 +66,11 @@ say "half r12: $(grep -m1 -E "solve 'noise2': converged" "$work/half12.log" | se
 grep -E "\] (eo|oe)_clover(_dag)?(_update)?_half +[0-9]" "$work/half12.log" | sed 's/^.*\] /  /' | tee -a "$summary"
 sed -e 's/^file = .*/file = "half12_ncu.h5"/' "$work/half12.toml" > "$work/half12_ncu.toml"
 (cd "$work" && ncu_run ours_half_r12 "DslashInterior<emprism::Epi[A-Za-z]+<emprism::Half" 20 8 "$exe" half12_ncu.toml)
+(cd "$work" && timeout 300 ncu --clock-control none --kernel-name-base demangled -k "regex:EpiCloverXpay<emprism::Half" \
+  --launch-skip 30 --launch-count 1 --section SourceCounters --section WarpStateStats --import-source no \
+  -o "$work/half_oe" "$exe" half12_ncu.toml > "$out/half_oe_sampling.log" 2>&1 &&
+  ncu -i "$work/half_oe.ncu-rep" --page source --csv --print-source sass > "$out/half_oe_sass.txt")
+say "ncu oe_clover_half sampling: exit $? ($(elapsed))"
 
 quda=$repo/.peers/quda
 if [ "${EMPRISM_DEVICE_SKIP_QUDA:-0}" != 1 ] && [ -f "$quda/all.sh" ]; then
@@ -73,10 +81,13 @@ if [ "${EMPRISM_DEVICE_SKIP_QUDA:-0}" != 1 ] && [ -f "$quda/all.sh" ]; then
   qbuild=$repo/.peers/quda-kit-work/build
   export QUDA_RESOURCE_PATH=/tmp/quda-results/tunecache
   export LD_LIBRARY_PATH="$qbuild/lib:$qbuild/tests${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  dslash=("$qbuild/tests/dslash_test" --dslash-type clover --dim 32 32 32 64 --matpc even-even --verify false --test Dslash)
   for rc in 18 12; do
-    ncu_run "quda_r$rc" "[Dd]slash|[Cc]lover" 4 6 "$qbuild/tests/dslash_test" --dslash-type clover \
-      --dim 32 32 32 64 --niter 10 --matpc even-even --verify false --prec single --recon "$rc" --test Dslash
+    ncu_run "quda_r$rc" "[Dd]slash|[Cc]lover" 4 6 "${dslash[@]}" --niter 10 --prec single --recon "$rc"
   done
+  timeout 60 "${dslash[@]}" --niter 200 --prec half --recon 12 > "$out/quda_half_r12.log" 2>&1
+  say "QUDA half Dslash, recon 12 (exit $?): $(grep -m1 -E "us per kernel call" "$out/quda_half_r12.log")"
+  ncu_run quda_half_r12 "[Dd]slash|[Cc]lover" 4 6 "${dslash[@]}" --niter 10 --prec half --recon 12
 fi
 
 for f in "$out"/*.csv; do
@@ -84,6 +95,10 @@ for f in "$out"/*.csv; do
   say "== $(basename "$f" .csv)"
   /usr/bin/env python3 "$repo/analysis/ncu_table.py" "$f" | tee -a "$summary"
 done
+if [ -s "$out/half_oe_sass.txt" ]; then
+  say "== oe_clover_half, links of 12: where its warps wait"
+  /usr/bin/env python3 "$repo/analysis/ncu_sass.py" "$out/half_oe_sass.txt" | tee -a "$summary"
+fi
 (cd "$out" && tar -czf results.tar.gz work cmake.log build.log summary.txt ./*.csv ./*.err 2> /dev/null)
 rm -rf "$work"
 say "total $(elapsed); exit $status"
