@@ -261,7 +261,10 @@ EMPRISM_HD inline HalfSpinor<R> acc_half(const PartialPlus<R, View>& acc, int b)
 // Measured on an H200 (BENCHMARKS.md, 2026-12-02), not kept: both halves' inputs loaded before the first store (fp32
 // with links of 8 eo_clover 87 -> 81%, eo_clover_f32d 86 -> 78%, fp64 oe_clover 98 -> 94%); the halves in a loop not
 // unrolled (oe_clover_half 86.5 -> 83.4%); the second half's inputs asked for in L2 or L1 at the epilogue's start (2-3
-// points lost). In oe_clover_half the epilogue takes 48% of ncu's stall samples, in seven rounds of loads.
+// points lost); a block's epilogue inputs copied into shared memory when it starts (sm_90 bulk copies on an mbarrier,
+// 13-29 KB per block: oe_clover_half 86.5 -> 80%, eo_clover_half 92.5 -> 85.5%, fp32 eo_clover with links of 8
+// 87 -> 82.5%; the shared memory alone, never used, cost much of that: it comes out of L1). In oe_clover_half the
+// epilogue takes 48% of ncu's stall samples, in seven rounds of loads.
 template <typename R, bool Dag>
 struct EpiClover {
   static constexpr bool kDag = Dag;

@@ -91,7 +91,9 @@ struct CudaWord<4> {
 // *p for data a kernel reads once (links, clover): on NVIDIA GPUs ld.global.cs (evict first), so the stream of links
 // and clover does not push out of L2 the neighbour spinors that eight sites read at different times (without it the
 // hopping kernels read their input spinor about twice from memory at 32^3x64 on an H100: jobs/device/profile.sh).
-// Elsewhere a plain load (AMD: not measured yet). B is a block of 4, 8 or 16 bytes (kernels/views.hpp).
+// Without an L1 line (ld.global{.nc}.L1::no_allocate with an L2 evict-first policy; H200, 2026-12-02, BENCHMARKS.md):
+// within the noise, not kept. Elsewhere a plain load (AMD: not measured yet). B is a block of 4, 8 or 16 bytes
+// (kernels/views.hpp).
 template <typename B>
 EMPRISM_HD inline B load_streaming(const B* p) {
 #if defined(__CUDA_ARCH__)
