@@ -3,7 +3,11 @@
 // in the style of QUDA's half precision. A tag type Half names it wherever a precision R names a field type
 // (ParitySpinor<Half>, WilsonClover<Half>); the arithmetic is done in real_t<Half> = float. The half operator's
 // clover term A^-1 is in 16-bit fixed point too, with a norm per 6x6 chiral block (kernels/clover_half.hpp); its links
-// stay fp32.
+// stay fp32. Links in 16-bit fixed point as QUDA's half stores them (round(32767 v), no norm; measured on an H200,
+// BENCHMARKS.md 2026-12-02): with links of 12 the half solve 3% faster and the four half kernels from 87-94% to 66-69%
+// of the peak in their own bytes (they move a third fewer bytes in 1-4% less time: at about 63% of the issue slots
+// with fp32 links, they are held by their instructions as much as by memory); with links of 18 the solve 13% faster
+// and the kernels at 75-80%. Not kept: it would take every half kernel below the 90% of the peak we hold them to.
 //   A chiral half of a spinor (spins 2b, 2b+1: 12 reals) is stored as 12 int16 q_k with one float norm
 //   m = max_k |v_k| (computed in fp32): v_k = q_k m / 32767. Every component keeps an absolute error of at most
 //   m / 65534 (+ fp32 rounding): 2^-16 of the half's largest component, independent of the scale of the field.
@@ -97,7 +101,10 @@ constexpr float kHalfScale = 32767.0f;
 // The fixed-point form of h; norm receives m = max |component| (NaN when a component is not finite).
 // One instruction each on the GPUs (fabsf, fmaxf, copysignf) where the selects they replaced took two or three: the
 // same values (fmaxf skips a NaN as the select did; x * 0 is 0 for finite x, NaN for NaN and infinity, so one sum
-// tells whether every component is finite). Rounding: to nearest, ties away from zero.
+// tells whether every component is finite). Rounding: to nearest, ties away from zero (three instructions on sm_90;
+// ties to even in one F2I, with the fused site norms of the half kernels summed in fp32, took 176 of oe_clover_half's
+// 4696 instructions and 1.8 points of the peak on an H200, to 88.1-88.6%, but 165 iterations instead of 160 on the
+// unit-gauge problem (its second source; the solve 4% slower): not kept, BENCHMARKS.md 2026-12-02).
 EMPRISM_HD inline ChiralHalf16 quantize(const HalfSpinor<float>& h, float& norm) {
   float m = 0, probe = 0;
   EMPRISM_UNROLL
