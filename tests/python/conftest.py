@@ -15,7 +15,8 @@ Fixtures:
   run_emprism_in     the same with the directory as first argument, for module-scoped fixtures
   run_report         run_report(*args) runs analysis/report.py with this interpreter; returns the CompletedProcess
 Helpers: mpi_command(ranks, cmd) starts cmd on several ranks through tests/support/mpirun.sh; run_args(binary,
-directory, args, env=None) runs the program with arguments and returns the CompletedProcess; ok(proc) asserts exit 0.
+directory, args, env=None) runs the program with arguments and returns the CompletedProcess; ok(proc) asserts exit 0;
+fails_with_one_line(script, paths) asserts that a reader of analysis/ refuses each path with one line and exit 2.
 """
 import os
 import pathlib
@@ -93,6 +94,15 @@ def ok(proc):
     """Asserts that the CompletedProcess exited 0 (the message shows stderr and the tail of stdout); returns it."""
     assert proc.returncode == 0, f"exit {proc.returncode}\n--- stderr ---\n{proc.stderr}\n--- stdout ---\n{proc.stdout[-3000:]}"
     return proc
+
+
+def fails_with_one_line(script, paths):
+    """Asserts that the Python script, run with this interpreter on each path alone, exits 2 with nothing on stdout
+    and one line on stderr that names the path (an analysis/ reader given a file it cannot read)."""
+    for path in paths:
+        r = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True)
+        assert r.returncode == 2 and r.stdout == "", f"exit {r.returncode}, stdout {r.stdout!r}"
+        assert len(r.stderr.splitlines()) == 1 and str(path) in r.stderr, r.stderr
 
 
 @pytest.fixture(scope="session")

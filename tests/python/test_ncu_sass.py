@@ -8,6 +8,8 @@ import pathlib
 import subprocess
 import sys
 
+from conftest import fails_with_one_line
+
 SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "analysis" / "ncu_sass.py"
 COLUMNS = ["Address", "Source", "Warp Stall Sampling (All Samples)", "Instructions Executed", "stall_long_sb",
            "stall_no_inst", "stall_selected", "stall_long_sb (Not Issued)"]
@@ -91,7 +93,4 @@ def test_hottest_instructions_in_program_order(tmp_path):
 def test_a_file_that_is_not_a_source_page_fails_with_one_line(tmp_path):
     p = tmp_path / "table.csv"  # the metrics CSV of jobs/device/profile.sh, not a source page
     p.write_text('"ID","Kernel Name","Metric Name","Metric Value"\n"0","k","gpu__time_duration.sum","1"\n')
-    for path in (p, tmp_path / "missing.csv"):
-        r = subprocess.run([sys.executable, str(SCRIPT), str(path)], capture_output=True, text=True)
-        assert r.returncode == 2 and r.stdout == ""
-        assert len(r.stderr.splitlines()) == 1 and str(path) in r.stderr
+    fails_with_one_line(SCRIPT, (p, tmp_path / "missing.csv"))

@@ -8,6 +8,8 @@ import pathlib
 import subprocess
 import sys
 
+from conftest import fails_with_one_line
+
 SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "analysis" / "ncu_table.py"
 HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
           '"Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
@@ -83,7 +85,4 @@ def test_quda_kernels_named_by_functor_and_argument(tmp_path):
 def test_a_file_that_is_not_ncus_metrics_csv_fails_with_one_line(tmp_path):
     p = tmp_path / "sass.csv"  # a source page (analysis/ncu_sass.py's input), not a metrics CSV
     p.write_text('"Kernel Name","k",""\n"Address","Source","Warp Stall Sampling (All Samples)"\n')
-    for path in (p, tmp_path / "missing.csv"):
-        r = subprocess.run([sys.executable, str(SCRIPT), str(path)], capture_output=True, text=True)
-        assert r.returncode == 2 and r.stdout == ""
-        assert len(r.stderr.splitlines()) == 1 and str(path) in r.stderr
+    fails_with_one_line(SCRIPT, (p, tmp_path / "missing.csv"))
