@@ -68,13 +68,6 @@ constexpr int kTileSites = 64;
 EMPRISM_HD constexpr std::int64_t tiled_sites(std::int64_t n) {
   return kTiledLayout ? (n + kTileSites - 1) / kTileSites * kTileSites : n;
 }
-// The same for a count of sites as the kernels hold it (0 <= n <= kMaxParitySites), in 32-bit unsigned arithmetic: the
-// start of a sub-array (blocks_of below) in two instructions where the signed 64-bit division took about ten, which
-// nvcc computed again at every hop (sm_90, with the cheaper index arithmetic of kernels/lattice_arg.hpp: eo_clover_half
-// 3672 -> 3432 instructions, BENCHMARKS.md 2026-12-02).
-EMPRISM_HD constexpr std::int64_t tiled_sites_of(int n) {
-  return kTiledLayout ? std::int64_t((std::uint32_t(n) + (kTileSites - 1)) & ~std::uint32_t(kTileSites - 1)) : n;
-}
 
 struct alignas(16) Block16 {
   std::uint32_t w[4];
@@ -120,9 +113,8 @@ struct BlockedArray {
     for (int i = n; i < stride; ++i)
       for (int k = 0; k < kBlocks; ++k) at(k, i) = B{};
   }
-  // Blocks of an array of n elements, padding included (an int n, as in the kernels: tiled_sites_of).
+  // Blocks of an array of n elements, padding included.
   static constexpr std::int64_t blocks_of(std::int64_t n) { return tiled_sites(n) * kBlocks; }
-  static EMPRISM_HD constexpr std::int64_t blocks_of(int n) { return tiled_sites_of(n) * kBlocks; }
 
   // Streaming: the element is read once by the kernel (load_streaming, kernels/backend/defs.hpp).
   template <bool Streaming = false>
