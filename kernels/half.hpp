@@ -103,8 +103,8 @@ constexpr float kHalfScale = 32767.0f;
 // same values (fmaxf skips a NaN as the select did; x * 0 is 0 for finite x, NaN for NaN and infinity, so one sum
 // tells whether every component is finite). Rounding: to nearest, ties away from zero (three instructions on sm_90;
 // ties to even in one F2I, with the fused site norms of the half kernels summed in fp32, took 176 of oe_clover_half's
-// 4696 instructions and 1.8 points of the peak on an H200, to 88.1-88.6% (with the cheaper index arithmetic of
-// kernels/lattice_arg.hpp, 89.5-89.8 -> 90.9-91.5%), but 165 iterations instead of 160 on the unit-gauge problem (its
+// 4696 instructions and 1.8 points of the peak on an H200, to 88.1-88.6% (with a cheaper index arithmetic, not yet
+// landed, 89.5-89.8 -> 90.9-91.5%), but 165 iterations instead of 160 on the unit-gauge problem (its
 // second source; the solve 4% slower): not kept until more sources tell chance from cause, BENCHMARKS.md 2026-12-02).
 EMPRISM_HD inline ChiralHalf16 quantize(const HalfSpinor<float>& h, float& norm) {
   float m = 0, probe = 0;
