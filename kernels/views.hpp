@@ -68,6 +68,13 @@ constexpr int kTileSites = 64;
 EMPRISM_HD constexpr std::int64_t tiled_sites(std::int64_t n) {
   return kTiledLayout ? (n + kTileSites - 1) / kTileSites * kTileSites : n;
 }
+// The same for a count of sites as the kernels hold it (0 <= n <= kMaxParitySites), in 32-bit unsigned arithmetic: the
+// start of a sub-array (blocks_of below) in two instructions where the signed 64-bit division took about ten, which
+// nvcc computed again at every hop (sm_90, with the cheaper index arithmetic of kernels/lattice_arg.hpp: eo_clover_half
+// 3672 -> 3432 instructions, BENCHMARKS.md 2026-12-02).
+EMPRISM_HD constexpr std::int64_t tiled_sites_of(int n) {
+  return kTiledLayout ? std::int64_t((std::uint32_t(n) + (kTileSites - 1)) & ~std::uint32_t(kTileSites - 1)) : n;
+}
 
 struct alignas(16) Block16 {
   std::uint32_t w[4];
@@ -113,8 +120,9 @@ struct BlockedArray {
     for (int i = n; i < stride; ++i)
       for (int k = 0; k < kBlocks; ++k) at(k, i) = B{};
   }
-  // Blocks of an array of n elements, padding included.
+  // Blocks of an array of n elements, padding included (an int n, as in the kernels: tiled_sites_of).
   static constexpr std::int64_t blocks_of(std::int64_t n) { return tiled_sites(n) * kBlocks; }
+  static EMPRISM_HD constexpr std::int64_t blocks_of(int n) { return tiled_sites_of(n) * kBlocks; }
 
   // Streaming: the element is read once by the kernel (load_streaming, kernels/backend/defs.hpp).
   template <bool Streaming = false>
@@ -282,8 +290,13 @@ struct GaugeView {
   static constexpr int kBlocks = BlockedArray<Element>::kBlocks;
   B* data = nullptr;
   int vh = 0;
+  // The sub-array's start: fp32 links' in 32-bit arithmetic (blocks_of(int)), fp64's in 64-bit. nvcc (sm_90,
+  // 2026-12-02) with both in 32-bit: fp64's interior oe_clover with links of 18 at 243 registers (budget 240) and 28
+  // bytes of spills in its fused update with links of 8; with both in 64-bit: the fp32/fp64 operator's interior
+  // oe_clover with links of 12 at 130 (budget 128).
   EMPRISM_HD BlockedArray<Element> sub(int parity, int mu) const {
-    return BlockedArray<Element>::of(data + (parity * 4 + mu) * BlockedArray<Element>::blocks_of(vh), vh);
+    using Count = std::conditional_t<std::is_same_v<R, double>, std::int64_t, int>;
+    return BlockedArray<Element>::of(data + (parity * 4 + mu) * BlockedArray<Element>::blocks_of(Count{vh}), vh);
   }
   EMPRISM_HD SU3<R> load(int parity, int cb, int mu) const {
     if constexpr (Rc == 18) {

@@ -84,11 +84,16 @@ TEST(Halo, FaceIndexInvertsFaceCoords) {
 }
 
 // The kernels' site coordinates (LatticeArg::coords) invert the checkerboard index, with the site's parity, for
-// every site of both parities, on the first and on a later rank of a grid.
+// every site of both parities, on the first and on a later rank of a grid, with extents whose halves and products
+// are and are not powers of two.
 TEST(Halo, CoordsInvertCheckerboardIndex) {
-  const Extents global{8, 6, 8, 10};
-  for (const Extents& origin : {Extents{0, 0, 0, 0}, Extents{4, 0, 0, 0}}) {
-    const Geometry g(global, {4, 6, 8, 10}, origin);
+  struct Case {
+    Extents global, local, origin;
+  };
+  for (const Case& c :
+       {Case{{8, 6, 8, 10}, {4, 6, 8, 10}, {0, 0, 0, 0}}, Case{{8, 6, 8, 10}, {4, 6, 8, 10}, {4, 0, 0, 0}},
+        Case{{24, 20, 6, 14}, {12, 10, 6, 14}, {12, 10, 0, 0}}}) {
+    const Geometry g(c.global, c.local, c.origin);
     const LatticeArg& a = g.arg();
     for (int p = 0; p < 2; ++p)
       for (int cb = 0; cb < a.vh; ++cb) {
@@ -98,6 +103,22 @@ TEST(Halo, CoordsInvertCheckerboardIndex) {
         ASSERT_EQ(a.cb_index(x), cb);
         ASSERT_EQ(g.parity(x), p);
       }
+  }
+}
+
+// FastDiv (the divisions of LatticeArg::coords) gives the integer quotient: every divisor up to 1024 and five large
+// ones, each with every dividend below 2^14, dividends up to 2^31 - 1 in steps of a prime, and the edges.
+TEST(Halo, FastDivEqualsIntegerDivision) {
+  std::vector<int> divisors;
+  for (int d = 1; d <= 1024; ++d) divisors.push_back(d);
+  for (const int d : {4095, 65537, 1 << 26, (1 << 30) + 1, 0x7fffffff}) divisors.push_back(d);
+  for (const int d : divisors) {
+    const FastDiv f = FastDiv::of(d);
+    long wrong = 0;
+    for (int n = 0; n < (1 << 14); ++n) wrong += f.div(n) != n / d;
+    for (std::int64_t n = 0; n <= 0x7fffffff; n += 999983) wrong += f.div(int(n)) != int(n) / d;
+    for (const int n : {d - 1, d, 0x7ffffffe, 0x7fffffff}) wrong += f.div(n) != n / d;
+    ASSERT_EQ(wrong, 0) << "divisor " << d;
   }
 }
 

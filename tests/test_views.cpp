@@ -131,6 +131,17 @@ TEST(Views, TiledLayoutGivesEverySiteAndBlockItsOwnPlace) {
   check_tiled_layout<CloverSite<double>>();
 }
 
+// The kernels' 32-bit count of an int's tiled sites (tiled_sites_of) equals the 64-bit one for every count a rank can
+// hold (up to kMaxParitySites: small ones all, then in steps of a prime, and the largest).
+TEST(Views, TiledSitesOfAnIntEqualsTheInt64Form) {
+  long wrong = 0;
+  for (int n = 0; n <= 4096; ++n) wrong += tiled_sites_of(n) != tiled_sites(std::int64_t{n});
+  for (int n = 4096; n <= kMaxParitySites; n += 997) wrong += tiled_sites_of(n) != tiled_sites(std::int64_t{n});
+  const int most = static_cast<int>(kMaxParitySites);
+  wrong += tiled_sites_of(most) != tiled_sites(kMaxParitySites);
+  EXPECT_EQ(wrong, 0);
+}
+
 // zero_padding zeroes exactly the blocks that no site of the array addresses (the staging copies' padding never
 // carries uninitialised memory to the device), in arrays that follow one another as the fields' sub-arrays do.
 TEST(Views, ZeroPaddingZeroesExactlyTheBlocksNoSiteUses) {

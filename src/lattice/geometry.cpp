@@ -29,6 +29,7 @@ Geometry::Geometry(const Extents& global, const Extents& local, const Extents& o
     throw InputError("lattice.extents: local volume " + std::to_string(volume_) + " too large: at most " +
                      std::to_string(2 * kMaxParitySites) + " sites per rank (32-bit site indices)");
   arg_.vh = static_cast<int>(volume_ / 2);
+  arg_.set_divisors();
 }
 
 std::int64_t Geometry::global_volume() const { return std::int64_t(global_[0]) * global_[1] * global_[2] * global_[3]; }
