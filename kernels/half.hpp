@@ -99,13 +99,12 @@ struct ChiralHalf16 {
 constexpr float kHalfScale = 32767.0f;
 
 // The fixed-point form of h; norm receives m = max |component| (NaN when a component is not finite).
-// One instruction each on the GPUs (fabsf, fmaxf, copysignf) where the selects they replaced took two or three: the
-// same values (fmaxf skips a NaN as the select did; x * 0 is 0 for finite x, NaN for NaN and infinity, so one sum
-// tells whether every component is finite). Rounding: to nearest, ties away from zero (three instructions on sm_90;
-// ties to even in one F2I, with the fused site norms of the half kernels summed in fp32, took 176 of oe_clover_half's
-// 4696 instructions and 1.8 points of the peak on an H200, to 88.1-88.6% (with a cheaper index arithmetic, not yet
-// landed, 89.5-89.8 -> 90.9-91.5%), but 165 iterations instead of 160 on the unit-gauge problem (its
-// second source; the solve 4% slower): not kept until more sources tell chance from cause, BENCHMARKS.md 2026-12-02).
+// One instruction each on the GPUs (fabsf, fmaxf) where the selects they replaced took two or three: the same values
+// (fmaxf skips a NaN as the select did; x * 0 is 0 for finite x, NaN for NaN and infinity, so one sum tells whether
+// every component is finite). Rounding: to nearest, ties to even (round_to_int: one F2I on sm_90 where ties away from
+// zero took three instructions; H200, 2026-12-02, BENCHMARKS.md: oe_clover_half with links of 12 +0.5 to +0.8 points
+// of the peak, 160 iterations on the unit-gauge problem against 161). Summing the half kernels' fused site norms in
+// fp32 as well gave another point but 165 iterations instead of 160 on one source (2026-12-02): not kept.
 EMPRISM_HD inline ChiralHalf16 quantize(const HalfSpinor<float>& h, float& norm) {
   float m = 0, probe = 0;
   EMPRISM_UNROLL
@@ -122,8 +121,8 @@ EMPRISM_HD inline ChiralHalf16 quantize(const HalfSpinor<float>& h, float& norm)
     // in [-32767, 32767]; 0 where the half is not finite (its NaN norm marks it; NaN * 0 must not reach the cast)
     const float re = finite ? h.h[k / 3].c[k % 3].re * inv : 0.0f;
     const float im = finite ? h.h[k / 3].c[k % 3].im * inv : 0.0f;
-    out.q[2 * k] = static_cast<std::int16_t>(re + copysignf(0.5f, re));
-    out.q[2 * k + 1] = static_cast<std::int16_t>(im + copysignf(0.5f, im));
+    out.q[2 * k] = static_cast<std::int16_t>(round_to_int(re));
+    out.q[2 * k + 1] = static_cast<std::int16_t>(round_to_int(im));
   }
   norm = finite ? m : std::numeric_limits<float>::quiet_NaN();
   return out;

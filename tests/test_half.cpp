@@ -54,6 +54,19 @@ TEST(HalfStorage, NonFiniteHalfLoadsAsNaN) {
   }
 }
 
+// The quantiser rounds to the nearest step, ties to even (round_to_int, kernels/backend/defs.hpp): with the norm at
+// kHalfScale each component is its own count of steps.
+TEST(HalfStorage, QuantizerRoundsToNearestTiesToEven) {
+  const float in[12] = {kHalfScale, 0.5f, 1.5f, 2.5f, -2.5f, -3.5f, 2.4999998f, 100.75f, -100.25f, 0.0f, -0.5f, 7.0f};
+  const std::int16_t want[12] = {32767, 0, 2, 2, -2, -4, 2, 101, -100, 0, 0, 7};
+  HalfSpinor<float> h;
+  for (int k = 0; k < 6; ++k) h.h[k / 3].c[k % 3] = {in[2 * k], in[2 * k + 1]};
+  float m = 0;
+  const ChiralHalf16 q = quantize(h, m);
+  EXPECT_EQ(m, kHalfScale);
+  for (int k = 0; k < 12; ++k) EXPECT_EQ(q.q[k], want[k]) << "component " << k << " = " << in[k];
+}
+
 TEST(HalfClover, EntriesWithinHalfAStepOfTheBlockNorm) {
   OperatorSetup<double> s(kSmall, ref::random_su3_links(kSmall, 2101), 0.12, 1.0, kAnti, {}, 18);
   int a_kept = -1;

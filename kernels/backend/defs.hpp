@@ -163,6 +163,17 @@ EMPRISM_HD inline float fast_rcp(float x) {
 #endif
 }
 
+// x rounded to the nearest integer, ties to even (|x| < 2^31): on NVIDIA GPUs __float2int_rn (one F2I on sm_90),
+// elsewhere rintf in the default rounding mode (to nearest; AMD GPUs: v_rndne_f32 and the conversion): the same values
+// everywhere. Who may call: the half format's quantiser (kernels/half.hpp).
+EMPRISM_HD inline int round_to_int(float x) {
+#if defined(__CUDA_ARCH__)
+  return __float2int_rn(x);
+#else
+  return static_cast<int>(rintf(x));
+#endif
+}
+
 // sqrt(x) (0 for x <= 1e-36) and 1 / x in fp64, where compiled for an NVIDIA GPU from the hardware's approximate
 // reciprocal square root and reciprocal (PTX rsqrt.approx.ftz.f64 and rcp.approx.ftz.f64: relative error 2^-20.0 and
 // 2^-19.9 at most over 2.7e8 arguments on an H200, 2026-11-28) refined by Newton steps in fp64: for y ~ 1 / sqrt(x)
