@@ -46,15 +46,27 @@ struct LatticeArg {
 
   EMPRISM_HD int origin_parity() const { return (origin[0] + origin[1] + origin[2] + origin[3]) & 1; }
 
-  // Local coordinates of checkerboard site cb of the given (global) parity.
+  // Local coordinates of checkerboard site cb of the given (global) parity: by FastDiv, or (Fast false: the fp64
+  // hopping kernels, kernels/wilson_clover.hpp kFastCoords) by integer division.
+  template <bool Fast = true>
   EMPRISM_HD void coords(int cb, int parity, int x[4]) const {
     const int lxh = l[0] / 2;
-    const int r = div_lxh.div(cb);  // the row (y, z, t) of the site
-    const int xh = cb - r * lxh;
-    const int r2 = div_l1.div(r);  // its (z, t)
-    x[1] = r - r2 * l[1];
-    x[3] = div_l2.div(r2);
-    x[2] = r2 - x[3] * l[2];
+    int xh;
+    if constexpr (Fast) {
+      const int r = div_lxh.div(cb);  // the row (y, z, t) of the site
+      xh = cb - r * lxh;
+      const int r2 = div_l1.div(r);  // its (z, t)
+      x[1] = r - r2 * l[1];
+      x[3] = div_l2.div(r2);
+      x[2] = r2 - x[3] * l[2];
+    } else {
+      int r = cb / lxh;
+      xh = cb - r * lxh;
+      x[1] = r % l[1];
+      r /= l[1];
+      x[2] = r % l[2];
+      x[3] = r / l[2];
+    }
     const int odd_row = (x[1] + x[2] + x[3] + origin_parity() + parity) & 1;
     x[0] = 2 * xh + odd_row;
   }

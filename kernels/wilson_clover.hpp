@@ -391,6 +391,14 @@ constexpr int kLaunchBoundHop = std::is_same_v<typename decltype(Epi::a)::precis
                                 : std::is_same_v<typename decltype(Epi::a)::precision, Half> ? kBoundHalf
                                                                                              : kBoundNone;
 
+// Whether the hopping kernels compute their site's coordinates by FastDiv (kernels/lattice_arg.hpp): all but fp64's.
+// H200, 2026-12-02 (BENCHMARKS.md), against the integer divisions: the half kernels and fp32's with links of 8 gained
+// 1-4 points of the peak with FastDiv, but fp64's eo_clover, eo_clover_dag and fused update lost 0.9-1.4 points with
+// links of 18 and 3.0-3.5 with 12 (the double solve with links of 12 3% slower); with the divisions kept in fp64's
+// kernels 0.2-0.6 and 1.2-1.8.
+template <typename Epi>
+constexpr bool kFastCoords = !std::is_same_v<typename decltype(Epi::a)::precision, double>;
+
 // Which interior kernels ask for their site's four forward links in L2 before the hops (prefetch_l2). In the
 // untiled layout (AMD GPUs, where nothing is measured): the EpiXpay ones (the *_dag kernels of oe_clover, no clover
 // term: the fewest bytes per site to cover the arithmetic's latency) with links of 8 in every precision and with links
@@ -446,7 +454,7 @@ struct DslashInterior {
   EMPRISM_HD void operator()(int cb) const {
     const auto& hop = e.a.hop;
     int x[4];
-    hop.lat.coords(cb, hop.out_parity, x);
+    hop.lat.template coords<kFastCoords<Epi>>(cb, hop.out_parity, x);
     if constexpr (kPrefetchLinks<Epi, Rc>)
       for (int mu = 0; mu < 4; ++mu) hop.gauge.template view<Rc>().sub(hop.out_parity, mu).prefetch(cb);
     auto acc = zero_spinor<decltype(hop.phase[0].re)>();
@@ -476,7 +484,7 @@ struct DslashWhole {
   EMPRISM_HD void operator()(int cb) const {
     const auto& hop = e.a.hop;
     int x[4];
-    hop.lat.coords(cb, hop.out_parity, x);
+    hop.lat.template coords<kFastCoords<Epi>>(cb, hop.out_parity, x);
     auto acc = zero_spinor<decltype(hop.phase[0].re)>();
     if constexpr (kWholeOnePass<typename decltype(e.a)::precision>) {
       apply_hopping<Epi::kDag, HopPart::Whole, Rc>(hop, x, cb, acc);
@@ -497,7 +505,7 @@ struct DslashExterior {
     const auto& hop = e.a.hop;
     const int cb = sites[i];
     int x[4];
-    hop.lat.coords(cb, hop.out_parity, x);
+    hop.lat.template coords<kFastCoords<Epi>>(cb, hop.out_parity, x);
     auto acc = zero_spinor<R>();
     apply_hopping<Epi::kDag, HopPart::Exterior, Rc>(hop, x, cb, acc);
     e.finish(cb, PartialPlus<R, decltype(e.a.out)>{acc, partial_of(e), cb});  // the interior's partial joins last
@@ -515,7 +523,7 @@ struct DslashExteriorDir {
     const auto& hop = e.a.hop;
     const int cb = sites[2 * i], k = sites[2 * i + 1];
     int x[4];
-    hop.lat.coords(cb, hop.out_parity, x);
+    hop.lat.template coords<kFastCoords<Epi>>(cb, hop.out_parity, x);
     const int mask = hop.lat.boundary_mask(x);
     auto acc = (mask & ((1 << mu) - 1)) == 0 ? zero_spinor<R>() : halo.load(k);
     switch (mu) {

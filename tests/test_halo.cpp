@@ -83,9 +83,9 @@ TEST(Halo, FaceIndexInvertsFaceCoords) {
         }
 }
 
-// The kernels' site coordinates (LatticeArg::coords) invert the checkerboard index, with the site's parity, for
-// every site of both parities, on the first and on a later rank of a grid, with extents whose halves and products
-// are and are not powers of two.
+// The kernels' site coordinates (LatticeArg::coords, by FastDiv and by division: the two forms agree) invert the
+// checkerboard index, with the site's parity, for every site of both parities, on the first and on a later rank of a
+// grid, with extents whose halves and products are and are not powers of two.
 TEST(Halo, CoordsInvertCheckerboardIndex) {
   struct Case {
     Extents global, local, origin;
@@ -97,9 +97,13 @@ TEST(Halo, CoordsInvertCheckerboardIndex) {
     const LatticeArg& a = g.arg();
     for (int p = 0; p < 2; ++p)
       for (int cb = 0; cb < a.vh; ++cb) {
-        int x[4];
+        int x[4], by_division[4];
         a.coords(cb, p, x);
-        for (int mu = 0; mu < 4; ++mu) ASSERT_TRUE(x[mu] >= 0 && x[mu] < a.l[mu]) << "cb " << cb << " mu " << mu;
+        a.coords<false>(cb, p, by_division);  // the fp64 kernels' form
+        for (int mu = 0; mu < 4; ++mu) {
+          ASSERT_TRUE(x[mu] >= 0 && x[mu] < a.l[mu]) << "cb " << cb << " mu " << mu;
+          ASSERT_EQ(by_division[mu], x[mu]) << "cb " << cb << " mu " << mu;
+        }
         ASSERT_EQ(a.cb_index(x), cb);
         ASSERT_EQ(g.parity(x), p);
       }
