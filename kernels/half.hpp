@@ -102,9 +102,9 @@ constexpr float kHalfScale = 32767.0f;
 // One instruction each on the GPUs (fabsf, fmaxf) where the selects they replaced took two or three: the same values
 // (fmaxf skips a NaN as the select did; x * 0 is 0 for finite x, NaN for NaN and infinity, so one sum tells whether
 // every component is finite). Rounding: to nearest, ties to even (round_to_int: one F2I on sm_90 where ties away from
-// zero took three instructions; H200, 2026-12-02, BENCHMARKS.md: oe_clover_half with links of 12 +0.5 to +0.8 points
-// of the peak, 160 iterations on the unit-gauge problem against 161). Summing the half kernels' fused site norms in
-// fp32 as well gave another point but 165 iterations instead of 160 on one source (2026-12-02): not kept.
+// zero took three instructions; H200, 2026-12-02, BENCHMARKS.md: oe_clover_half with links of 12 89.9-90.1 ->
+// 90.4-90.9% of the peak, 160 iterations on the unit-gauge problem against 161). Summing the half kernels' fused site
+// norms in fp32 as well gave another point but 165 iterations instead of 160 on one source (2026-12-02): not kept.
 EMPRISM_HD inline ChiralHalf16 quantize(const HalfSpinor<float>& h, float& norm) {
   float m = 0, probe = 0;
   EMPRISM_UNROLL
