@@ -6,6 +6,8 @@
 // Who may call: kernels and host code alike.
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/spinor.hpp"
 
 namespace emprism {
@@ -23,6 +25,12 @@ struct CloverSite {
 
 EMPRISM_HD constexpr int tri_index(int i, int j) { return i * (i - 1) / 2 + j; }  // i > j
 
+// Whether block_mul sums its products as multiply-add chains (add_product, kernels/complex.hpp): in fp32 where U v does
+// (kChainedProducts). Not in fp64: nvcc (sm_90) then took the fp32/fp64 operator's oe_clover kernels from 128 to
+// 134-138 registers and fp64's exterior eo_clover with links of 18 to 130 (kernels/register_budgets.txt).
+template <typename R>
+constexpr bool kChainedBlock = kChainedProducts&& std::is_same_v<R, float>;
+
 // y = M x for one hermitian 6x6 block, row by row (x and y are the chiral halves the block acts on).
 template <typename R>
 EMPRISM_HD inline HalfSpinor<R> block_mul(const CloverBlock<R>& m, const HalfSpinor<R>& x) {
@@ -31,9 +39,11 @@ EMPRISM_HD inline HalfSpinor<R> block_mul(const CloverBlock<R>& m, const HalfSpi
   for (int i = 0; i < 6; ++i) {
     Complex<R> acc = m.diag[i] * x.h[i / 3].c[i % 3];
     EMPRISM_UNROLL
-    for (int j = 0; j < i; ++j) acc += m.lower[tri_index(i, j)] * x.h[j / 3].c[j % 3];
+    for (int j = 0; j < i; ++j)
+      acc = add_product<false, kChainedBlock<R>>(acc, m.lower[tri_index(i, j)], x.h[j / 3].c[j % 3]);
     EMPRISM_UNROLL
-    for (int j = i + 1; j < 6; ++j) acc += conj_mul(m.lower[tri_index(j, i)], x.h[j / 3].c[j % 3]);
+    for (int j = i + 1; j < 6; ++j)
+      acc = add_product<true, kChainedBlock<R>>(acc, m.lower[tri_index(j, i)], x.h[j / 3].c[j % 3]);
     y.h[i / 3].c[i % 3] = acc;
   }
   return y;

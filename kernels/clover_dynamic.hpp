@@ -109,26 +109,33 @@ struct CloverBlockReady {
   bool inverse;
 };
 
-// The factors of a hermitian positive definite block a (no pivoting). 1 / D by fast_rcp (kernels/backend/defs.hpp: on
-// NVIDIA GPUs the special function unit's reciprocal, within 1 ulp, without IEEE division's extra instructions and
-// slow path; D is about 1 here): fp32's oe_clover, which factors each block once for two solves, 88 -> 91.5% of the
-// peak with links of 8, 94 -> 95.5% with 12 (H200, 2026-11-29, BENCHMARKS.md); the iterations of the mixed solves
-// unchanged.
+// The factors of a hermitian positive definite block a (no pivoting), column by column, with w_k = d_k conj(L_jk) made
+// once per (j, k) and every product a chain of multiply-adds (add_product, kernels/complex.hpp). 1 / D by fast_rcp
+// (kernels/backend/defs.hpp: on NVIDIA GPUs the special function unit's reciprocal, within 1 ulp, without IEEE
+// division's extra instructions and slow path; D is about 1 here): fp32's oe_clover, which factors each block once for
+// two solves, 88 -> 91.5% of the peak with links of 8, 94 -> 95.5% with 12 (H200, 2026-11-29, BENCHMARKS.md); the
+// iterations of the mixed solves unchanged.
 EMPRISM_HD inline CloverBlock<float> ldl_factor(const CloverBlock<float>& a) {
   CloverBlock<float> f;
   float d[6];
   EMPRISM_UNROLL
   for (int j = 0; j < 6; ++j) {
+    Complex<float> w[6];  // w[k] = d_k conj(L_jk), k < j: the factor of column j's products, made once per k
     float dj = a.diag[j];
     EMPRISM_UNROLL
-    for (int k = 0; k < j; ++k) dj -= d[k] * norm2(f.lower[tri_index(j, k)]);
+    for (int k = 0; k < j; ++k) {
+      const Complex<float> l = f.lower[tri_index(j, k)];
+      w[k] = d[k] * conj(l);
+      dj = dj - l.re * w[k].re;  // - Re(L_jk w_k) = - d_k |L_jk|^2, in two multiply-adds
+      dj = dj + l.im * w[k].im;
+    }
     d[j] = dj;
     f.diag[j] = fast_rcp(dj);
     EMPRISM_UNROLL
     for (int i = j + 1; i < 6; ++i) {
       Complex<float> s = a.lower[tri_index(i, j)];
       EMPRISM_UNROLL
-      for (int k = 0; k < j; ++k) s -= d[k] * (f.lower[tri_index(i, k)] * conj(f.lower[tri_index(j, k)]));
+      for (int k = 0; k < j; ++k) s = add_product<false, kChainedProducts>(s, -f.lower[tri_index(i, k)], w[k]);
       f.lower[tri_index(i, j)] = f.diag[j] * s;
     }
   }
@@ -143,7 +150,7 @@ EMPRISM_HD inline HalfSpinor<float> ldl_solve(const CloverBlock<float>& f, const
   for (int i = 0; i < 6; ++i) {
     Complex<float> s = y.h[i / 3].c[i % 3];
     EMPRISM_UNROLL
-    for (int j = 0; j < i; ++j) s -= f.lower[tri_index(i, j)] * z[j];
+    for (int j = 0; j < i; ++j) s = add_product<false, kChainedProducts>(s, -f.lower[tri_index(i, j)], z[j]);
     z[i] = s;
   }
   EMPRISM_UNROLL
@@ -153,7 +160,7 @@ EMPRISM_HD inline HalfSpinor<float> ldl_solve(const CloverBlock<float>& f, const
   for (int i = 5; i >= 0; --i) {
     Complex<float> s = z[i];
     EMPRISM_UNROLL
-    for (int j = i + 1; j < 6; ++j) s -= conj_mul(f.lower[tri_index(j, i)], z[j]);
+    for (int j = i + 1; j < 6; ++j) s = add_product<true, kChainedProducts>(s, -f.lower[tri_index(j, i)], z[j]);
     z[i] = s;
     x.h[i / 3].c[i % 3] = s;
   }

@@ -94,9 +94,11 @@ EMPRISM_HD inline HalfSpinor<float> block_mul(const CloverBlockQ& m, const HalfS
   for (int i = 0; i < 6; ++i) {
     Complex<float> acc = v[i] * x.h[i / 3].c[i % 3];
     EMPRISM_UNROLL
-    for (int j = 0; j < i; ++j) acc += lower(tri_index(i, j)) * x.h[j / 3].c[j % 3];
+    for (int j = 0; j < i; ++j)
+      acc = add_product<false, kChainedProducts>(acc, lower(tri_index(i, j)), x.h[j / 3].c[j % 3]);
     EMPRISM_UNROLL
-    for (int j = i + 1; j < 6; ++j) acc += conj_mul(lower(tri_index(j, i)), x.h[j / 3].c[j % 3]);
+    for (int j = i + 1; j < 6; ++j)
+      acc = add_product<true, kChainedProducts>(acc, lower(tri_index(j, i)), x.h[j / 3].c[j % 3]);
     y.h[i / 3].c[i % 3] = m.scale * acc;
   }
   return y;
