@@ -102,67 +102,69 @@ EMPRISM_HD inline CloverBlock<float> expand_block(const CloverBlockC& m) {
 }
 
 // A block ready for products: A itself (inverse false: f holds A as stored in a CloverBlock), or the L D L^dag
-// factors of A (inverse true: f.lower holds the strictly lower part of the unit lower triangular L in tri_index order,
-// f.diag holds 1 / D). Made once per block: oe_clover's epilogue multiplies with it twice.
+// factors of A (inverse true: f.lower holds the strictly lower part of V = L D in tri_index order, L unit lower
+// triangular, f.diag holds 1 / D). Made once per block: oe_clover's epilogue multiplies with it twice.
 struct CloverBlockReady {
   CloverBlock<float> f;
   bool inverse;
 };
 
-// The factors of a hermitian positive definite block a (no pivoting), column by column, with w_k = d_k conj(L_jk) made
-// once per (j, k) and every product a chain of multiply-adds (add_product, kernels/complex.hpp). 1 / D by fast_rcp
-// (kernels/backend/defs.hpp: on NVIDIA GPUs the special function unit's reciprocal, within 1 ulp, without IEEE
-// division's extra instructions and slow path; D is about 1 here): fp32's oe_clover, which factors each block once for
-// two solves, 88 -> 91.5% of the peak with links of 8, 94 -> 95.5% with 12 (H200, 2026-11-29, BENCHMARKS.md); the
-// iterations of the mixed solves unchanged.
+// The factors of a hermitian positive definite block a (no pivoting), column by column: V_ij = a_ij - sum_k<j V_ik
+// conj(L_jk) and d_j = a_jj - sum_k<j Re(V_jk conj(L_jk)), with conj(L_jk) = conj(V_jk) / d_k made once per (j, k).
+// V instead of L saves scaling each entry by 1 / d_j (30 multiplies per block); the solve scales where it needs L
+// (sm_90: fp32 eo_clover with links of 8 3176 -> 3128 instructions, 95.3-95.4 -> 95.5-95.6% of an H100's peak,
+// 2026-12-02, BENCHMARKS.md). Every product is a chain of multiply-adds (add_product, kernels/complex.hpp).
+// 1 / D by fast_rcp (kernels/backend/defs.hpp: on NVIDIA GPUs the special function unit's reciprocal, within 1 ulp,
+// without IEEE division's extra instructions and slow path; D is about 1 here): fp32's oe_clover, which factors each
+// block once for two solves, 88 -> 91.5% of the peak with links of 8, 94 -> 95.5% with 12 (H200, 2026-11-29,
+// BENCHMARKS.md); the iterations of the mixed solves unchanged.
 EMPRISM_HD inline CloverBlock<float> ldl_factor(const CloverBlock<float>& a) {
   CloverBlock<float> f;
-  float d[6];
   EMPRISM_UNROLL
   for (int j = 0; j < 6; ++j) {
-    Complex<float> w[6];  // w[k] = d_k conj(L_jk), k < j: the factor of column j's products, made once per k
+    Complex<float> w[6];  // conj(L_jk), k < j
     float dj = a.diag[j];
     EMPRISM_UNROLL
     for (int k = 0; k < j; ++k) {
-      const Complex<float> l = f.lower[tri_index(j, k)];
-      w[k] = d[k] * conj(l);
-      dj = dj - l.re * w[k].re;  // - Re(L_jk w_k) = - d_k |L_jk|^2, in two multiply-adds
-      dj = dj + l.im * w[k].im;
+      const Complex<float> v = f.lower[tri_index(j, k)];
+      w[k] = f.diag[k] * conj(v);
+      dj = dj - v.re * w[k].re;  // - Re(V_jk conj(L_jk)) = - d_k |L_jk|^2, in two multiply-adds
+      dj = dj + v.im * w[k].im;
     }
-    d[j] = dj;
     f.diag[j] = fast_rcp(dj);
     EMPRISM_UNROLL
     for (int i = j + 1; i < 6; ++i) {
       Complex<float> s = a.lower[tri_index(i, j)];
       EMPRISM_UNROLL
       for (int k = 0; k < j; ++k) s = add_product<false, kChainedProducts>(s, -f.lower[tri_index(i, k)], w[k]);
-      f.lower[tri_index(i, j)] = f.diag[j] * s;
+      f.lower[tri_index(i, j)] = s;
     }
   }
   return f;
 }
 
-// x = A^-1 y from the factors of A: forward substitution with L, D^-1, back substitution with L^dag. Component i of a
-// half spinor: h[i / 3].c[i % 3].
+// x = A^-1 y from the factors of A: forward substitution with L and D^-1 together (u = D^-1 L^-1 y: z_i = y_i -
+// sum_j<i V_ij u_j, u_i = z_i / d_i), then back substitution with L^dag (x_i = u_i - (sum_j>i conj(V_ji) x_j) / d_i).
+// Component i of a half spinor: h[i / 3].c[i % 3].
 EMPRISM_HD inline HalfSpinor<float> ldl_solve(const CloverBlock<float>& f, const HalfSpinor<float>& y) {
-  Complex<float> z[6];
+  Complex<float> u[6];
   EMPRISM_UNROLL
   for (int i = 0; i < 6; ++i) {
     Complex<float> s = y.h[i / 3].c[i % 3];
     EMPRISM_UNROLL
-    for (int j = 0; j < i; ++j) s = add_product<false, kChainedProducts>(s, -f.lower[tri_index(i, j)], z[j]);
-    z[i] = s;
+    for (int j = 0; j < i; ++j) s = add_product<false, kChainedProducts>(s, -f.lower[tri_index(i, j)], u[j]);
+    u[i] = f.diag[i] * s;
   }
-  EMPRISM_UNROLL
-  for (int i = 0; i < 6; ++i) z[i] = f.diag[i] * z[i];
   HalfSpinor<float> x;
   EMPRISM_UNROLL
   for (int i = 5; i >= 0; --i) {
-    Complex<float> s = z[i];
-    EMPRISM_UNROLL
-    for (int j = i + 1; j < 6; ++j) s = add_product<true, kChainedProducts>(s, -f.lower[tri_index(j, i)], z[j]);
-    z[i] = s;
-    x.h[i / 3].c[i % 3] = s;
+    if (i < 5) {
+      Complex<float> t = conj_mul(f.lower[tri_index(i + 1, i)], u[i + 1]);
+      EMPRISM_UNROLL
+      for (int j = i + 2; j < 6; ++j) t = add_product<true, kChainedProducts>(t, f.lower[tri_index(j, i)], u[j]);
+      u[i] = Complex<float>{u[i].re - f.diag[i] * t.re, u[i].im - f.diag[i] * t.im};
+    }
+    x.h[i / 3].c[i % 3] = u[i];
   }
   return x;
 }
