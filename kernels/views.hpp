@@ -309,6 +309,8 @@ struct GaugeView {
     sub(parity, mu).store(cb, pack_link<Rc>(u));
   }
   EMPRISM_HD Element load_packed(int parity, int cb, int mu) const { return sub(parity, mu).load(cb); }
+  // The stored element as the hopping kernels read it (streaming, as load), for unpack_link.
+  EMPRISM_HD Element load_stored(int parity, int cb, int mu) const { return sub(parity, mu).template load<true>(cb); }
   EMPRISM_HD void store_packed(int parity, int cb, int mu, const Element& e) const { sub(parity, mu).store(cb, e); }
 };
 

@@ -59,6 +59,23 @@ struct HoppingArg {
 // buffers), Whole every hop, each from the field or the halo buffer (in the order of the kernel without halos).
 enum class HopPart { Interior, Exterior, Whole };
 
+// kLinkAfterNeighbour: the hops from the field make their link's first real depend on the neighbour spinor's last
+// real (link_after_neighbour: unchanged, but where that real is NaN; the hop is then NaN in part without this, wholly
+// with it). Why: with fp32 links of 8 reals ptxas (sm_90, CUDA 13) started each link's unpacking (square roots,
+// reciprocals) before it issued 4 of the neighbour's 6 loads in 6 of the 8 hops, so those loads left only once the
+// link had arrived (two memory latencies in a row); with the dependency every hop issues its 8 loads together (the
+// same 72 registers; H200, 2026-12-03, BENCHMARKS.md: eo_clover 90.0 -> 92.3% of the peak, eo_clover_dag 89.8 ->
+// 91.7%, the fused update 91.7 -> 93.4%, the same bits). Not for fp64 (128 -> 144 registers), links of 12 and 18
+// (their loads already leave together), the hops loaded one hop ahead, nor on AMD GPUs (not measured).
+template <typename R, int Rc>
+constexpr bool kLinkAfterNeighbour = std::is_same_v<R, float>&& Rc == 8 && !EMPRISM_AMDGPU;
+template <typename Psi>
+EMPRISM_HD inline PackedLink<float, 8> link_after_neighbour(PackedLink<float, 8> u, const Psi& psi) {
+  const float q = psi.s[3].c[2].im;
+  u.v[0] = q != q ? q : u.v[0];
+  return u;
+}
+
 // The term of a hop from the field, given its link u (unpacked) and the neighbour psi: forward U psi(x+mu), backward
 // U^dag psi(x-mu), each spin-projected, with the boundary phase where the hop crosses the global boundary, added to
 // acc.
@@ -82,13 +99,26 @@ template <int Mu, int Fwd, int Rc, typename R>
 EMPRISM_HD inline void hop_fwd_field(const HoppingArg<R>& a, const int x[4], int cb, Spinor<real_t<R>>& acc) {
   bool crosses = false;
   const int y = a.lat.neighbour(x, Mu, +1, crosses);
-  add_fwd_field_hop<Mu, Fwd>(a, a.gauge.template view<Rc>().load(a.out_parity, cb, Mu), a.in.load(y), crosses, acc);
+  if constexpr (kLinkAfterNeighbour<R, Rc>) {
+    const auto psi = a.in.load(y);
+    const auto u = link_after_neighbour(a.gauge.template view<Rc>().load_stored(a.out_parity, cb, Mu), psi);
+    add_fwd_field_hop<Mu, Fwd>(a, unpack_link(u), psi, crosses, acc);
+  } else {
+    add_fwd_field_hop<Mu, Fwd>(a, a.gauge.template view<Rc>().load(a.out_parity, cb, Mu), a.in.load(y), crosses, acc);
+  }
 }
 template <int Mu, int Fwd, int Rc, typename R>
 EMPRISM_HD inline void hop_bwd_field(const HoppingArg<R>& a, const int x[4], Spinor<real_t<R>>& acc) {
   bool crosses = false;
   const int y = a.lat.neighbour(x, Mu, -1, crosses);
-  add_bwd_field_hop<Mu, Fwd>(a, a.gauge.template view<Rc>().load(1 - a.out_parity, y, Mu), a.in.load(y), crosses, acc);
+  if constexpr (kLinkAfterNeighbour<R, Rc>) {
+    const auto psi = a.in.load(y);
+    const auto u = link_after_neighbour(a.gauge.template view<Rc>().load_stored(1 - a.out_parity, y, Mu), psi);
+    add_bwd_field_hop<Mu, Fwd>(a, unpack_link(u), psi, crosses, acc);
+  } else {
+    add_bwd_field_hop<Mu, Fwd>(a, a.gauge.template view<Rc>().load(1 - a.out_parity, y, Mu), a.in.load(y), crosses,
+                               acc);
+  }
 }
 // The halo hop's link product sums its products separately (mul<false>, kernels/su3.hpp): as chains they took the
 // fp32/fp64 operator's exterior kernels from 128 to 138 registers on sm_90 (one block of 256 per SM instead of two).

@@ -1,6 +1,7 @@
 // test_reconstruct.cpp: links stored in 12 and 8 reals (dirac.reconstruct, kernels/link_format.hpp).
 //   - the formats: unpack(pack(U)) = U for SU(3) links (Haar-random, unit, diagonal phases, phases at and next to
-//     +-pi) to the rounding of the precision, in double and in float (packed in double, rounded);
+//     +-pi) to the rounding of the precision, in double and in float (packed in double, rounded); the fp32 8-real
+//     link kept bit for bit by the hops' wait for the neighbour (link_after_neighbour);
 //   - the operator of every precision x format against the operator with 18 reals built the same way (eo_clover and
 //     its dagger, oe_clover with its second output, oe_clover_dag, the full M), on a Haar-random field, a smooth field
 //     (random, width 0.2) and the unit field, with the default antiperiodic t and a twisted x (complex phase): equal
@@ -14,9 +15,13 @@
 #include <gtest/gtest.h>
 
 #include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <sstream>
 #include <string>
 
+#include "kernels/wilson_clover.hpp"
 #include "operator_fixture.hpp"
 #include "src/physics/cg.hpp"
 #include "src/physics/clover_device.hpp"
@@ -101,6 +106,29 @@ TEST(LinkFormat, EightRealsGiveTheUnitLinkExactly) {
   const SU3<double> one = identity_su3<double>();
   EXPECT_EQ(max_diff(unpack_link(pack_link<8>(one)), one), 0.0);
   EXPECT_EQ(max_diff(unpack_link(round_link<float>(pack_link<8>(one))), one), 0.0);
+}
+
+// link_after_neighbour (kernels/wilson_clover.hpp) makes an fp32 8-real link wait for the neighbour's loads without
+// changing it: the same bits for every link and a finite neighbour (an infinite last real too), v[0] NaN where the
+// neighbour's last real is NaN.
+TEST(LinkFormat, EightRealsAfterTheNeighbourKeepTheirBits) {
+  Spinor<float> psi{};
+  int k = 0;
+  for (ColorVec<float>& s : psi.s)
+    for (Complex<float>& c : s.c) {
+      ++k;
+      c = {0.25f * static_cast<float>(k) - 3.0f, -0.5f * static_cast<float>(k)};
+    }
+  for (const float last : {-1.5f, 0.0f, std::numeric_limits<float>::infinity()}) {
+    psi.s[3].c[2].im = last;
+    for (const SU3<double>& u : test_links()) {
+      const PackedLink<float, 8> p = round_link<float>(pack_link<8>(u));
+      const PackedLink<float, 8> q = link_after_neighbour(p, psi);
+      EXPECT_EQ(std::memcmp(&p, &q, sizeof p), 0) << "last real " << last;
+    }
+  }
+  psi.s[3].c[2].im = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(std::isnan(link_after_neighbour(round_link<float>(pack_link<8>(identity_su3<double>())), psi).v[0]));
 }
 
 // Each kernel of the operator with rc-real links equals the 18-real one; the full M also the reference.
