@@ -64,9 +64,10 @@ enum class HopPart { Interior, Exterior, Whole };
 // with it). Why: with fp32 links of 8 reals ptxas (sm_90, CUDA 13) started each link's unpacking (square roots,
 // reciprocals) before it issued 4 of the neighbour's 6 loads in 6 of the 8 hops, so those loads left only once the
 // link had arrived (two memory latencies in a row); with the dependency every hop issues its 8 loads together (the
-// same 72 registers; H200, 2026-12-03, BENCHMARKS.md: eo_clover 90.0 -> 92.3% of the peak, eo_clover_dag 89.8 ->
-// 91.7%, the fused update 91.7 -> 93.4%, the same bits). Not for fp64 (128 -> 144 registers), links of 12 and 18
-// (their loads already leave together), the hops loaded one hop ahead, nor on AMD GPUs (not measured).
+// same 72 registers; H200, 2026-12-03, BENCHMARKS.md: eo_clover 89.6-90.0 -> 91.6-92.3% of the peak, eo_clover_dag
+// 88.3-89.8 -> 91.0-91.8%, the fused update 91.0-91.7 -> 93.0-93.4%, the same bits). Not for fp64 (128 -> 144
+// registers), links of 12 and 18 (their loads already leave together), the hops loaded one hop ahead, nor on AMD GPUs
+// (not measured).
 template <typename R, int Rc>
 constexpr bool kLinkAfterNeighbour = std::is_same_v<R, float>&& Rc == 8 && !EMPRISM_AMDGPU;
 template <typename Psi>
