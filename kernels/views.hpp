@@ -298,19 +298,19 @@ struct GaugeView {
     using Count = std::conditional_t<std::is_same_v<R, double>, std::int64_t, int>;
     return BlockedArray<Element>::of(data + (parity * 4 + mu) * BlockedArray<Element>::blocks_of(Count{vh}), vh);
   }
+  // The stored element as the hopping kernels read it (streaming: each link is read by few sites), for unpack_link.
+  EMPRISM_HD Element load_stored(int parity, int cb, int mu) const { return sub(parity, mu).template load<true>(cb); }
   EMPRISM_HD SU3<R> load(int parity, int cb, int mu) const {
     if constexpr (Rc == 18) {
-      return sub(parity, mu).template load<true>(cb);
+      return load_stored(parity, cb, mu);
     } else {
-      return unpack_link(sub(parity, mu).template load<true>(cb));
+      return unpack_link(load_stored(parity, cb, mu));
     }
   }
   EMPRISM_HD void store(int parity, int cb, int mu, const SU3<R>& u) const {
     sub(parity, mu).store(cb, pack_link<Rc>(u));
   }
   EMPRISM_HD Element load_packed(int parity, int cb, int mu) const { return sub(parity, mu).load(cb); }
-  // The stored element as the hopping kernels read it (streaming, as load), for unpack_link.
-  EMPRISM_HD Element load_stored(int parity, int cb, int mu) const { return sub(parity, mu).template load<true>(cb); }
   EMPRISM_HD void store_packed(int parity, int cb, int mu, const Element& e) const { sub(parity, mu).store(cb, e); }
 };
 
