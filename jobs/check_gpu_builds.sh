@@ -9,7 +9,10 @@
 #               libamdhip64-dev package unpacked with dpkg -x into build-hip-nvidia/hip-prefix (as on a GPU machine
 #               without HIP, jobs/device/hip_nvidia.sh), linked against cudart. Device code as PTX for compute_90 only
 #               (CMAKE_CUDA_ARCHITECTURES 90-virtual): ptxas, a third of nvcc's time, would repeat the cuda build's
-#               machine code and budgets for the same kernels, so this build checks compiling and linking, no budgets
+#               machine code and budgets for the same kernels, so this build checks compiling and linking, no budgets.
+#               The tuner's block sizes 128 and 256 only (EMPRISM_TUNE_BLOCKS; the default adds 64 and 512): each
+#               launch template (the default block, another block size, the launch-bounds variants) is compiled
+#               for every hot kernel, with half the copies (350 -> 250 s on a 2-core machine, 2026-12-03)
 # Each builds the program and what ctest -L gpu runs (emprism-mpi, emprism_gpu_tests, test_distributed_mpi), the
 # targets with device code; the other tests are host code that the CPU build compiles with g++ (jobs/setup.sh) and
 # jobs/fuzz.sh with clang, and that a GPU machine's full build (jobs/device/common.sh) compiles with its backend.
@@ -94,6 +97,6 @@ if want hip-nvidia; then
   echo "check_gpu_builds: HIP backend on the NVIDIA platform, nvcc, compute_90 (PTX), HIP headers unpacked in $prefix"
   cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DEMPRISM_BACKEND=HIP -DEMPRISM_HIP_PLATFORM=nvidia \
     -DEMPRISM_HIP_INCLUDE_DIR="$prefix/usr/include" -DCMAKE_CUDA_COMPILER="$cuda_home/bin/nvcc" \
-    -DCMAKE_CUDA_ARCHITECTURES=90-virtual > "$dir.cmake.log"
+    -DCMAKE_CUDA_ARCHITECTURES=90-virtual -DEMPRISM_TUNE_BLOCKS="128;256" > "$dir.cmake.log"
   build_and_check none "$dir"
 fi
