@@ -3,9 +3,10 @@
 //   H psi(x) = sum_mu [ (1 - gamma_mu) U_mu(x) psi(x+mu) + (1 + gamma_mu) U_mu(x-mu)^dag psi(x-mu) ]
 //   H^dag    = the same with gamma_mu -> -gamma_mu (= g5 H g5)
 // A hop crossing the global boundary forward in mu takes exp(i theta_mu), backward its conjugate. Hops that leave the
-// rank read spin-projected half spinors from halo buffers (kernels/halo_pack.hpp). Two ways to sum the interior hops,
-// with the same arithmetic in the same order (the same bits): apply_hopping (each hop's loads, then its arithmetic)
-// and apply_interior_hops_ahead (the next hop loaded into registers first).
+// rank read spin-projected half spinors from halo buffers (kernels/halo_pack.hpp). Three ways to sum the interior hops,
+// with the same arithmetic in the same order (the same bits): apply_hopping (each hop's loads, then its arithmetic),
+// apply_interior_hops_ahead (the next hop loaded into registers first) and apply_staged_hops (the next hop copied into
+// the block's shared memory in the background).
 // Who may call: the drivers of kernels/wilson_clover.hpp (per-site code, host and device).
 #pragma once
 
@@ -212,6 +213,68 @@ EMPRISM_HD inline void apply_hopping(const HoppingArg<R>& a, const int x[4], int
   hop_direction<1, Dag, Part, Rc>(a, x, cb, acc);
   hop_direction<2, Dag, Part, Rc>(a, x, cb, acc);
   hop_direction<3, Dag, Part, Rc>(a, x, cb, acc);
+}
+
+// The fp32/fp64 operator's interior hops with links of 12, staged (apply_staged_hops): hop K + 1's neighbour spinor
+// and stored link are copied into the block's staging buffer in the background (copy_async, kernels/backend/defs.hpp)
+// while hop K computes, so that each thread has two hops' loads in flight without the registers to hold them: these
+// kernels take 128 registers (16 warps per SM on sm_90) and wait on memory (ncu on an H200, BENCHMARKS.md,
+// 2026-12-03). Hop K uses slot K % 2 of the thread: 9 blocks of 16 bytes (the spinor's 6, the link's 3) at a stride of
+// kStageBlock; 36 KB of shared memory per block, for blocks of up to kStageBlock threads (larger ones take
+// apply_hopping). The loads are unconditional (as apply_interior_hops_ahead's), the arithmetic and the order of the sum
+// apply_hopping's: the same bits. H200, 2026-12-03 (BENCHMARKS.md), % of the peak with links of 12: eo_clover_f32d
+// 86.8-87.2 -> 90.4-90.6, eo_clover_dag_f32d 86.2-87.0 -> 91.1-91.3, the fused update 85.4-85.7 -> 89.2-89.4 (the
+// tuner chose blocks of 128); oe_clover_f32d took 130 registers staged (12 warps per SM) and lost 4.5 points, so its
+// epilogue (EpiCloverXpay) keeps apply_hopping, as do links of 18 (at the L2 fabric's rate already) and AMD GPUs (not
+// measured). The CPU backend runs it with blocks of one thread (its tests).
+constexpr int kStageBlock = 128;
+constexpr int kStageSpinorBlocks = SpinorView<Fp32Fp64>::Stored::kBlocks;
+constexpr int kStageHopBlocks = kStageSpinorBlocks + BlockedArray<LinkElement<float, 12>>::kBlocks;
+static_assert(std::is_same_v<SpinorView<Fp32Fp64>::Stored::B, Block16> &&
+                  std::is_same_v<BlockedArray<LinkElement<float, 12>>::B, Block16>,
+              "the staged hops copy blocks of 16 bytes");
+
+// Hop K's spinor and link copied into `slot` (block k at slot[k * kStageBlock]); crosses as lat.neighbour sets it.
+template <int K, int Rc, typename R>
+EMPRISM_HD inline void stage_hop(const HoppingArg<R>& a, const int x[4], int cb, Block16* slot, bool& crosses) {
+  const int y = a.lat.neighbour(x, K / 2, K % 2 == 0 ? +1 : -1, crosses);
+  a.in.stage(slot, kStageBlock, y);
+  a.gauge.template view<Rc>().stage_stored(slot + kStageSpinorBlocks * kStageBlock, kStageBlock,
+                                           K % 2 == 0 ? a.out_parity : 1 - a.out_parity, K % 2 == 0 ? cb : y, K / 2);
+  copy_async_commit();
+}
+// Hop K from its slot (K % 2), once hop K + 1's copies are under way.
+template <int K, bool Dag, int Rc, typename R>
+EMPRISM_HD inline void staged_hops(const HoppingArg<R>& a, const int x[4], int cb, Block16* buf, bool crosses,
+                                   Spinor<real_t<R>>& acc) {
+  constexpr int Mu = K / 2;
+  constexpr int kFwd = Dag ? +1 : -1;
+  const Block16* slot = buf + (K % 2) * kStageHopBlocks * kStageBlock;
+  copy_async_wait();
+  const auto psi = SpinorView<R>::staged_stored(slot, kStageBlock);
+  const auto link = GaugeView<store_t<R>, Rc>::staged_stored(slot + kStageSpinorBlocks * kStageBlock, kStageBlock);
+  bool next_crosses = false;
+  if constexpr (K < 7)
+    stage_hop<K + 1, Rc>(a, x, cb, buf + ((K + 1) % 2) * kStageHopBlocks * kStageBlock, next_crosses);
+  const bool leaves = a.lat.partitioned[Mu] && x[Mu] == (K % 2 == 0 ? a.lat.l[Mu] - 1 : 0);
+  if (!leaves) {
+    if constexpr (K % 2 == 0)
+      add_fwd_field_hop<Mu, kFwd>(a, unpack_link(link), convert_reals<double>(psi), crosses, acc);
+    else
+      add_bwd_field_hop<Mu, kFwd>(a, unpack_link(link), convert_reals<double>(psi), crosses, acc);
+  }
+  if constexpr (K < 7) staged_hops<K + 1, Dag, Rc>(a, x, cb, buf, next_crosses, acc);
+}
+template <bool Dag, int Rc, typename R>
+EMPRISM_HD inline void apply_staged_hops(const HoppingArg<R>& a, const int x[4], int cb, Spinor<real_t<R>>& acc) {
+  if (stage_width() > kStageBlock) {
+    apply_hopping<Dag, HopPart::Interior, Rc>(a, x, cb, acc);
+    return;
+  }
+  Block16* const buf = stage_buffer<Block16, 2 * kStageHopBlocks * kStageBlock>() + stage_lane();
+  bool crosses = false;
+  stage_hop<0, Rc>(a, x, cb, buf, crosses);
+  staged_hops<0, Dag, Rc>(a, x, cb, buf, crosses, acc);
 }
 
 }  // namespace emprism

@@ -140,6 +140,21 @@ struct BlockedArray {
     }
     return u.t;
   }
+  // Element i's blocks copied in the background to dst[k * stride] (copy_async, kernels/backend/defs.hpp: blocks of
+  // 16 bytes), and an element read back from such a copy: the staged hops (kernels/hopping.hpp).
+  EMPRISM_HD void copy_async_to(B* dst, int stride, int i, bool keep_in_l1) const {
+    EMPRISM_UNROLL
+    for (int k = 0; k < kBlocks; ++k) copy_async(dst + k * stride, &at(k, i), keep_in_l1);
+  }
+  static EMPRISM_HD T from_copy(const B* src, int stride) {
+    union {
+      T t;
+      B b[kBlocks];
+    } u;
+    EMPRISM_UNROLL
+    for (int k = 0; k < kBlocks; ++k) u.b[k] = src[k * stride];
+    return u.t;
+  }
   EMPRISM_HD void prefetch(int i) const {  // every block of element i into L2 (prefetch_l2: a hint)
     EMPRISM_UNROLL
     for (int k = 0; k < kBlocks; ++k) prefetch_l2(&at(k, i));
@@ -279,6 +294,13 @@ struct SpinorView<Fp32Fp64> {
   EMPRISM_HD void store_half_final(int cb, int b, const HalfSpinor<double>& h) const {
     a.template store_part<HalfSpinor<float>, true>(cb, b * kHalfBlocks, convert_reals<float>(h));
   }
+  // The staged hops' copy of site cb (kept in L1 too: eight sites read it) and the stored spinor read back from it
+  // (the caller widens it where it uses it, as load does).
+  using Stored = BlockedArray<Spinor<float>>;
+  EMPRISM_HD void stage(Stored::B* dst, int stride, int cb) const { a.copy_async_to(dst, stride, cb, true); }
+  static EMPRISM_HD Spinor<float> staged_stored(const Stored::B* src, int stride) {
+    return Stored::from_copy(src, stride);
+  }
 };
 
 // The links of both parities in the format Rc (kernels/link_format.hpp) stored in R: load unpacks to a full SU3<R> (in
@@ -309,6 +331,13 @@ struct GaugeView {
   }
   EMPRISM_HD void store(int parity, int cb, int mu, const SU3<R>& u) const {
     sub(parity, mu).store(cb, pack_link<Rc>(u));
+  }
+  // The staged hops' copy of the stored element (L2 only: one site reads it) and the element read back from it.
+  EMPRISM_HD void stage_stored(B* dst, int stride, int parity, int cb, int mu) const {
+    sub(parity, mu).copy_async_to(dst, stride, cb, false);
+  }
+  static EMPRISM_HD Element staged_stored(const B* src, int stride) {
+    return BlockedArray<Element>::from_copy(src, stride);
   }
   EMPRISM_HD Element load_packed(int parity, int cb, int mu) const { return sub(parity, mu).load(cb); }
   EMPRISM_HD void store_packed(int parity, int cb, int mu, const Element& e) const { sub(parity, mu).store(cb, e); }

@@ -9,7 +9,9 @@
 // A kernel is an epilogue (what to do with acc = H in at a site) run by drivers:
 //   DslashInterior     all sites, hops that stay on the rank; boundary sites store the partial acc in out, or where
 //                      the epilogue updates out in place in a field of its own (partial_of; the fp32 and fp64
-//                      oe_clover load each hop's link and neighbour one hop ahead: kHopsAhead, the same bits)
+//                      oe_clover load each hop's link and neighbour one hop ahead: kHopsAhead; the fp32/fp64
+//                      operator's other kernels with links of 12 stage the next hop in shared memory: kStagedHops;
+//                      the same bits)
 //   DslashExterior     boundary sites only, after the halos arrived: h = the halo hops (mu = 0..3), then the
 //                      epilogue of acc = partial + h
 //   DslashExteriorDir  the boundary sites of one direction mu, as its halo arrives: h (kept per boundary site in
@@ -283,6 +285,13 @@ struct IsCloverXpayEpilogue<EpiCloverXpay<P>>
 template <typename Epi>
 constexpr bool kHopsAhead = IsCloverXpayEpilogue<Epi>::value && !EMPRISM_AMDGPU;
 
+// Which interior kernels stage their hops (apply_staged_hops, kernels/hopping.hpp): the fp32/fp64 operator's with links
+// of 12 but oe_clover's, on NVIDIA GPUs and the CPU.
+template <typename Epi, int Rc>
+constexpr bool kStagedHops =
+    !EMPRISM_AMDGPU && Rc == 12 && std::is_same_v<typename decltype(Epi::a)::precision, Fp32Fp64> &&
+    !std::is_same_v<Epi, EpiCloverXpay<Fp32Fp64>>;
+
 template <typename Epi, int Rc = 18>
 struct DslashInterior {
   static constexpr int kLaunchBound = kLaunchBoundHop<Epi>;
@@ -296,6 +305,8 @@ struct DslashInterior {
     auto acc = zero_spinor<decltype(hop.phase[0].re)>();
     if constexpr (kHopsAhead<Epi>)
       apply_interior_hops_ahead<Epi::kDag, Rc>(hop, x, cb, acc);
+    else if constexpr (kStagedHops<Epi, Rc>)
+      apply_staged_hops<Epi::kDag, Rc>(hop, x, cb, acc);
     else
       apply_hopping<Epi::kDag, HopPart::Interior, Rc>(hop, x, cb, acc);
     if (hop.lat.on_boundary(x))

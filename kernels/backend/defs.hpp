@@ -5,7 +5,8 @@
 // once, where EMPRISM_STREAMING is 1 (below). EMPRISM_CLOVER_DYNAMIC chooses the fp32 operator's clover format.
 // EMPRISM_TILED_LAYOUT chooses the fields' layout (below).
 // fast_sqrt and fast_rcp are the fp32 functions of the GPUs' special function units (below), refined_sqrt and
-// refined_rcp fp64's square root and reciprocal from the hardware's fp64 approximations.
+// refined_rcp fp64's square root and reciprocal from the hardware's fp64 approximations. copy_async and its companions
+// stage data in a block's shared memory (below).
 // kChainedProducts chooses how kernels/su3.hpp sums the products of a link and a colour vector (below).
 // Who may include: every kernels/ header. No kernel body tests these macros.
 #pragma once
@@ -130,6 +131,66 @@ EMPRISM_HD inline void store_streaming(B* p, const B& b) {
   *p = b;
 #endif
 }
+
+// The staged hops (kernels/hopping.hpp: apply_staged_hops): copy_async copies a block of 16 bytes from global
+// memory into the block's staging buffer in the background, on NVIDIA GPUs by PTX cp.async (keep_in_l1: .ca, the line
+// kept in L1 too, for data other threads of the block read; else .cg, L2 only), copy_async_commit closes the thread's
+// group of copies and copy_async_wait waits for all of its groups (each thread waits for its own copies: no barrier);
+// elsewhere a plain copy, and commit and wait do nothing. stage_lane and stage_width: the thread's index in its block
+// and the block's size (elsewhere 0 and 1). stage_buffer<B, N>: the block's buffer of N blocks B, static shared memory
+// on NVIDIA GPUs (N B per block of every kernel that calls it), elsewhere a buffer of the calling thread. Elsewhere is
+// the CPU, whose kernels run the staged hops as blocks of one thread; AMD GPUs do not stage (not measured).
+template <typename B>
+EMPRISM_HD inline void copy_async(B* dst, const B* src, bool keep_in_l1) {
+  static_assert(sizeof(B) == 16, "copy_async moves blocks of 16 bytes");
+#if defined(__CUDA_ARCH__)
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  if (keep_in_l1)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(s), "l"(src) : "memory");
+  else
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(src) : "memory");
+#else
+  (void)keep_in_l1;
+  *dst = *src;
+#endif
+}
+EMPRISM_HD inline void copy_async_commit() {
+#if defined(__CUDA_ARCH__)
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+EMPRISM_HD inline void copy_async_wait() {
+#if defined(__CUDA_ARCH__)
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
+#endif
+}
+EMPRISM_HD inline int stage_lane() {
+#if defined(__CUDA_ARCH__)
+  return static_cast<int>(threadIdx.x);
+#else
+  return 0;
+#endif
+}
+EMPRISM_HD inline int stage_width() {
+#if defined(__CUDA_ARCH__)
+  return static_cast<int>(blockDim.x);
+#else
+  return 1;
+#endif
+}
+#if defined(__CUDA_ARCH__)
+template <typename B, int N>
+__device__ inline B* stage_buffer() {
+  __shared__ B buf[N];
+  return buf;
+}
+#else
+template <typename B, int N>
+inline B* stage_buffer() {
+  static thread_local B buf[N];
+  return buf;
+}
+#endif
 
 // sqrt(x) (0 for x <= 1e-36) and 1 / x in fp32, fast where compiled for a GPU: on NVIDIA GPUs x y with y from PTX
 // rsqrt.approx.ftz.f32, and rcp.approx.ftz.f32 (the special function units' approximations: relative error 2^-22.9

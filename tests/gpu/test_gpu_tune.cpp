@@ -1,11 +1,11 @@
 // test_gpu_tune.cpp: GPU tests (ctest label "gpu") of the kernel autotuner (kernels/tune.hpp) on the hot kernels:
 // apply_mdagm runs all four (eo_clover, oe_clover with the fused norm, eo_clover_dag, oe_clover_dag); with each
 // launch variant forced (a tuner loaded with that choice for every key) its output is bitwise the same, in fp32, fp64
-// and every links format and in half with links of 18 and 12 (the launch-bounds variants included: the fp32 and half
-// kernels run their own group's, other kernels fall back to the default); a fresh tuner times the four keys once, and a
-// second tuner reading the first's cache file reuses every choice without timing. The CG's fused residual update
-// (oe_clover_dag_update, which writes its input r) is tuned on a copy: a first use that tunes it leaves r as untuned.
-// Skipped with a message without a GPU.
+// and every links format and in half and fp32/fp64 with links of 18 and 12 (the launch-bounds variants included: the
+// fp32 and half kernels run their own group's, other kernels fall back to the default); a fresh tuner times the four
+// keys once, and a second tuner reading the first's cache file reuses every choice without timing. The CG's fused
+// residual update (oe_clover_dag_update, which writes its input r) is tuned on a copy: a first use that tunes it leaves
+// r as untuned. Skipped with a message without a GPU.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -90,25 +90,29 @@ void every_variant_same_bits(int rc) {
       PrecisionTraits<R>::name);
 }
 
-// The same for the half operator (its keys "eo_clover_half", ...; links of 18 and 12): its launch-bounds variant is
-// its own group's (EMPRISM_TUNE_BOUNDED_HALF), the fp32 group's falls back to the default.
-std::vector<unsigned char> half_mdagm_bytes(OperatorSetup<double>& s, Tuner& tuner, const std::vector<Cd>& psi) {
+// The same for the half and fp32/fp64 operators (keys "eo_clover_half", "eo_clover_f32d", ...; links of 18 and 12):
+// the half one's launch-bounds variant is its own group's (EMPRISM_TUNE_BOUNDED_HALF), the other groups' fall back to
+// the default; the fp32/fp64 interior kernels with links of 12 stage their hops in blocks of up to 128 threads and
+// take apply_hopping in larger ones (kernels/wilson_clover.hpp: apply_staged_hops), so their variants compare the two.
+template <typename P>
+std::vector<unsigned char> sloppy_mdagm_bytes(OperatorSetup<double>& s, Tuner& tuner, const std::vector<Cd>& psi) {
   s.ctx.tuner = &tuner;
-  WilsonClover<Half> h(s.ctx, *s.op);
+  WilsonClover<P> h(s.ctx, *s.op);
   const SpinorField<double> in_d = s.field(psi);
-  ParitySpinor<Half> in(s.geom), out(s.geom), v(s.geom);
+  ParitySpinor<P> in(s.geom), out(s.geom), v(s.geom);
   blas::convert(s.ctx, in, in_d.odd);
   auto bytes = apply_mdagm_bytes(h, out, v, in);
   s.ctx.tuner = nullptr;
   return bytes;
 }
 
-void every_variant_same_bits_half(int rc) {
+template <typename P>
+void every_variant_same_bits_sloppy(int rc) {
   OperatorSetup<double> s(kLat, ref::random_su3_links(kLat, 603), 0.12, 1.3, {0, 0, 0, 3.14159265358979}, {}, rc);
   const auto psi = ref::random_spinor(kLat, 604);
   expect_same_bits_for_every_variant(
-      "_half", PrecisionTraits<Half>::name, rc, s.geom.half_volume(),
-      [&](Tuner& t) { return half_mdagm_bytes(s, t, psi); }, "half");
+      PrecisionTraits<P>::row_suffix, PrecisionTraits<P>::name, rc, s.geom.half_volume(),
+      [&](Tuner& t) { return sloppy_mdagm_bytes<P>(s, t, psi); }, PrecisionTraits<P>::name);
 }
 
 TEST(GpuTune, EveryVariantOfTheHotKernelsComputesTheSameBits) {
@@ -117,7 +121,10 @@ TEST(GpuTune, EveryVariantOfTheHotKernelsComputesTheSameBits) {
     every_variant_same_bits<float>(rc);
     every_variant_same_bits<double>(rc);
   }
-  for (int rc : {18, 12}) every_variant_same_bits_half(rc);
+  for (int rc : {18, 12}) {
+    every_variant_same_bits_sloppy<Half>(rc);
+    every_variant_same_bits_sloppy<Fp32Fp64>(rc);
+  }
 }
 
 // r -= alpha Mhat^dag Mhat p by the CG's fused kernel (apply_mdagm_head, then apply_mdagm_update), with `tuner` (none:
