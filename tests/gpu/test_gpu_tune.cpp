@@ -93,7 +93,7 @@ void every_variant_same_bits(int rc) {
 // The same for the half and fp32/fp64 operators (keys "eo_clover_half", "eo_clover_f32d", ...; links of 18 and 12):
 // the half one's launch-bounds variant is its own group's (EMPRISM_TUNE_BOUNDED_HALF), the other groups' fall back to
 // the default; the fp32/fp64 interior kernels with links of 12 stage their hops in blocks of up to 128 threads and
-// take apply_hopping in larger ones (kernels/wilson_clover.hpp: apply_staged_hops), so their variants compare the two.
+// take apply_hopping in larger ones (kernels/hopping.hpp: apply_staged_hops), so their variants compare the two.
 template <typename P>
 std::vector<unsigned char> sloppy_mdagm_bytes(OperatorSetup<double>& s, Tuner& tuner, const std::vector<Cd>& psi) {
   s.ctx.tuner = &tuner;
