@@ -176,11 +176,33 @@ template <int K, typename R>
 EMPRISM_HD inline auto ahead_spinor(const HoppingArg<R>& a, const int x[4], bool& crosses) {
   return a.in.load(a.lat.neighbour(x, K / 2, K % 2 == 0 ? +1 : -1, crosses));
 }
+// psi in the arithmetic's reals To: itself where it has them, else convert_reals (exact: fp32 to fp64).
+template <typename To, typename Psi>
+EMPRISM_HD inline decltype(auto) widened(const Psi& psi) {
+  if constexpr (std::is_same_v<Psi, Spinor<To>>)
+    return (psi);
+  else
+    return convert_reals<To>(psi);
+}
+// Hop K of the interior kernels' order (K = 2 mu forward, 2 mu + 1 backward) from its link and neighbour (as stored;
+// widened to the arithmetic's reals here, where the hop is taken): its term added to acc unless the hop leaves the
+// rank. The loaded-ahead and staged hops' arithmetic, apply_hopping's.
+template <int K, bool Dag, typename R, typename Link, typename Psi>
+EMPRISM_HD inline void add_interior_hop(const HoppingArg<R>& a, const int x[4], const Link& link, const Psi& psi,
+                                        bool crosses, Spinor<real_t<R>>& acc) {
+  constexpr int Mu = K / 2;
+  constexpr int kFwd = Dag ? +1 : -1;
+  const bool leaves = a.lat.partitioned[Mu] && x[Mu] == (K % 2 == 0 ? a.lat.l[Mu] - 1 : 0);
+  if (!leaves) {
+    if constexpr (K % 2 == 0)
+      add_fwd_field_hop<Mu, kFwd>(a, unpack_link(link), widened<real_t<R>>(psi), crosses, acc);
+    else
+      add_bwd_field_hop<Mu, kFwd>(a, unpack_link(link), widened<real_t<R>>(psi), crosses, acc);
+  }
+}
 template <int K, bool Dag, int Rc, typename R, typename Link, typename Psi>
 EMPRISM_HD inline void interior_hops_ahead(const HoppingArg<R>& a, const int x[4], int cb, const Link& link,
                                            const Psi& psi, bool crosses, Spinor<real_t<R>>& acc) {
-  constexpr int Mu = K / 2;
-  constexpr int kFwd = Dag ? +1 : -1;
   Link next_link{};
   Psi next_psi{};
   bool next_crosses = false;
@@ -188,13 +210,7 @@ EMPRISM_HD inline void interior_hops_ahead(const HoppingArg<R>& a, const int x[4
     next_link = ahead_link<K + 1, Rc>(a, x, cb);
     next_psi = ahead_spinor<K + 1>(a, x, next_crosses);
   }
-  const bool leaves = a.lat.partitioned[Mu] && x[Mu] == (K % 2 == 0 ? a.lat.l[Mu] - 1 : 0);
-  if (!leaves) {
-    if constexpr (K % 2 == 0)
-      add_fwd_field_hop<Mu, kFwd>(a, unpack_link(link), psi, crosses, acc);
-    else
-      add_bwd_field_hop<Mu, kFwd>(a, unpack_link(link), psi, crosses, acc);
-  }
+  add_interior_hop<K, Dag>(a, x, link, psi, crosses, acc);
   if constexpr (K < 7) interior_hops_ahead<K + 1, Dag, Rc>(a, x, cb, next_link, next_psi, next_crosses, acc);
 }
 template <bool Dag, int Rc, typename R>
@@ -247,8 +263,6 @@ EMPRISM_HD inline void stage_hop(const HoppingArg<R>& a, const int x[4], int cb,
 template <int K, bool Dag, int Rc, typename R>
 EMPRISM_HD inline void staged_hops(const HoppingArg<R>& a, const int x[4], int cb, Block16* buf, bool crosses,
                                    Spinor<real_t<R>>& acc) {
-  constexpr int Mu = K / 2;
-  constexpr int kFwd = Dag ? +1 : -1;
   const Block16* slot = buf + (K % 2) * kStageHopBlocks * kStageBlock;
   copy_async_wait();
   const auto psi = SpinorView<R>::staged_stored(slot, kStageBlock);
@@ -256,13 +270,7 @@ EMPRISM_HD inline void staged_hops(const HoppingArg<R>& a, const int x[4], int c
   bool next_crosses = false;
   if constexpr (K < 7)
     stage_hop<K + 1, Rc>(a, x, cb, buf + ((K + 1) % 2) * kStageHopBlocks * kStageBlock, next_crosses);
-  const bool leaves = a.lat.partitioned[Mu] && x[Mu] == (K % 2 == 0 ? a.lat.l[Mu] - 1 : 0);
-  if (!leaves) {
-    if constexpr (K % 2 == 0)
-      add_fwd_field_hop<Mu, kFwd>(a, unpack_link(link), convert_reals<double>(psi), crosses, acc);
-    else
-      add_bwd_field_hop<Mu, kFwd>(a, unpack_link(link), convert_reals<double>(psi), crosses, acc);
-  }
+  add_interior_hop<K, Dag>(a, x, link, psi, crosses, acc);
   if constexpr (K < 7) staged_hops<K + 1, Dag, Rc>(a, x, cb, buf, next_crosses, acc);
 }
 template <bool Dag, int Rc, typename R>
