@@ -292,10 +292,15 @@ constexpr bool kStagedHops =
     !EMPRISM_AMDGPU && Rc == 12 && std::is_same_v<typename decltype(Epi::a)::precision, Fp32Fp64> &&
     !std::is_same_v<Epi, EpiCloverXpay<Fp32Fp64>>;
 
+// Block: the launch's threads per block (kernels/backend/gpu.hpp: for_site; 1 on the CPU). The staged hops are
+// compiled for blocks that fit their buffer only, so the larger blocks' kernels neither hold its shared memory nor
+// pay its registers.
 template <typename Epi, int Rc = 18>
 struct DslashInterior {
   static constexpr int kLaunchBound = kLaunchBoundHop<Epi>;
+  static constexpr bool kTakesBlock = kStagedHops<Epi, Rc>;
   Epi e;
+  template <int Block = 1>
   EMPRISM_HD void operator()(int cb) const {
     const auto& hop = e.a.hop;
     int x[4];
@@ -305,7 +310,7 @@ struct DslashInterior {
     auto acc = zero_spinor<decltype(hop.phase[0].re)>();
     if constexpr (kHopsAhead<Epi>)
       apply_interior_hops_ahead<Epi::kDag, Rc>(hop, x, cb, acc);
-    else if constexpr (kStagedHops<Epi, Rc>)
+    else if constexpr (kStagedHops<Epi, Rc> && Block <= kStageBlock)
       apply_staged_hops<Epi::kDag, Rc>(hop, x, cb, acc);
     else
       apply_hopping<Epi::kDag, HopPart::Interior, Rc>(hop, x, cb, acc);

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -27,10 +28,22 @@ namespace emprism::backend {
 
 constexpr int kMaxReduceBlocks = 1024;
 
+// Whether F's per-site call takes the launch's block size: a static constexpr bool kTakesBlock = true and a
+// `template <int Block> operator()(int)` (kernels/wilson_clover.hpp: DslashInterior, which compiles its staged hops
+// only for blocks that fit its buffer). The CPU backend calls f(i) (the call's default, blocks of one).
+template <typename F, typename = void>
+struct TakesBlock : std::false_type {};
+template <typename F>
+struct TakesBlock<F, std::void_t<decltype(F::kTakesBlock)>> : std::bool_constant<F::kTakesBlock> {};
+
 template <int Block, typename F>
 __device__ inline void for_site(const F& f, int n) {
   const int i = static_cast<int>(blockIdx.x) * Block + static_cast<int>(threadIdx.x);
-  if (i < n) f(i);
+  if (i >= n) return;
+  if constexpr (TakesBlock<F>::value)
+    f.template operator()<Block>(i);
+  else
+    f(i);
 }
 
 template <typename F>
