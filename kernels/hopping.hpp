@@ -240,9 +240,10 @@ EMPRISM_HD inline void apply_hopping(const HoppingArg<R>& a, const int x[4], int
 // apply_hopping). The loads are unconditional (as apply_interior_hops_ahead's), the arithmetic and the order of the sum
 // apply_hopping's: the same bits. H200, 2026-12-03 (BENCHMARKS.md), % of the peak with links of 12: eo_clover_f32d
 // 87.0-87.3 -> 91.5-91.8, eo_clover_dag_f32d 87.0-87.2 -> 91.9-92.2, the fused update 85.4-85.7 -> 90.2-90.7 (the
-// tuner chose blocks of 128); oe_clover_f32d took 130 registers staged (12 warps per SM) and lost 4.5 points, so its
-// epilogue (EpiCloverXpay) keeps apply_hopping, as do links of 18 (at the L2 fabric's rate already) and AMD GPUs (not
-// measured). The CPU backend runs it with blocks of one thread (its tests).
+// tuner chose blocks of 128); oe_clover_f32d takes 130 registers staged (12 warps per SM) and lost 4.5 points, but
+// under the launch bound of its group (kernels/wilson_clover.hpp: kLaunchBoundInterior, 128 registers) gained 2.8-3.3.
+// Links of 18 (at the L2 fabric's rate already) and AMD GPUs (not measured) keep apply_hopping. The CPU backend runs
+// it with blocks of one thread (its tests).
 constexpr int kStageBlock = 128;
 constexpr int kStageSpinorBlocks = SpinorView<Fp32Fp64>::Stored::kBlocks;
 constexpr int kStageHopBlocks = kStageSpinorBlocks + BlockedArray<LinkElement<float, 12>>::kBlocks;

@@ -10,8 +10,8 @@
 //   DslashInterior     all sites, hops that stay on the rank; boundary sites store the partial acc in out, or where
 //                      the epilogue updates out in place in a field of its own (partial_of; the fp32 and fp64
 //                      oe_clover load each hop's link and neighbour one hop ahead: kHopsAhead; the fp32/fp64
-//                      operator's other kernels with links of 12 stage the next hop in shared memory: kStagedHops;
-//                      the same bits)
+//                      operator's kernels with links of 12 stage the next hop in shared memory: kStagedHops; the
+//                      same bits)
 //   DslashExterior     boundary sites only, after the halos arrived: h = the halo hops (mu = 0..3), then the
 //                      epilogue of acc = partial + h
 //   DslashExteriorDir  the boundary sites of one direction mu, as its halo arrives: h (kept per boundary site in
@@ -286,18 +286,21 @@ template <typename Epi>
 constexpr bool kHopsAhead = IsCloverXpayEpilogue<Epi>::value && !EMPRISM_AMDGPU;
 
 // Which interior kernels stage their hops (apply_staged_hops, kernels/hopping.hpp): the fp32/fp64 operator's with links
-// of 12 but oe_clover's, on NVIDIA GPUs and the CPU.
+// of 12, on NVIDIA GPUs and the CPU. They are the launch-bounds group kBoundF32d (CMake's EMPRISM_TUNE_BOUNDED_F32D,
+// 128/4 with nvcc: 128 registers): staged, oe_clover_f32d takes 130 unbounded (12 warps per SM instead of 16) and lost
+// 4.5 points of the peak; under the cap the tuner chose it and it gained 2.8-3.3 (H200, 2026-12-03, BENCHMARKS.md).
 template <typename Epi, int Rc>
 constexpr bool kStagedHops =
-    !EMPRISM_AMDGPU && Rc == 12 && std::is_same_v<typename decltype(Epi::a)::precision, Fp32Fp64> &&
-    !std::is_same_v<Epi, EpiCloverXpay<Fp32Fp64>>;
+    !EMPRISM_AMDGPU && Rc == 12 && std::is_same_v<typename decltype(Epi::a)::precision, Fp32Fp64>;
+template <typename Epi, int Rc>
+constexpr int kLaunchBoundInterior = kStagedHops<Epi, Rc> ? kBoundF32d : kLaunchBoundHop<Epi>;
 
 // Block: the launch's threads per block (kernels/backend/gpu.hpp: for_site; 1 on the CPU). The staged hops are
 // compiled for blocks that fit their buffer only, so the larger blocks' kernels neither hold its shared memory nor
-// pay its registers.
+// pay its registers (oe_clover_f32d: 130 staged, its unstaged form's 128 kept for blocks of 256 and 512).
 template <typename Epi, int Rc = 18>
 struct DslashInterior {
-  static constexpr int kLaunchBound = kLaunchBoundHop<Epi>;
+  static constexpr int kLaunchBound = kLaunchBoundInterior<Epi, Rc>;
   static constexpr bool kTakesBlock = kStagedHops<Epi, Rc>;
   Epi e;
   template <int Block = 1>

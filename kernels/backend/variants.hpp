@@ -7,13 +7,16 @@
 // Launch-bounds variants may follow the block sizes, one per group of kernels, each "block/occupancy" from CMake
 // (empty, block 0: none): EMPRISM_TUNE_BOUNDED for the fp32 operator's hopping kernels (kBoundFp32; passed as
 // EMPRISM_TUNE_BOUNDED_BLOCK and EMPRISM_TUNE_BOUNDED_OCCUPANCY), EMPRISM_TUNE_BOUNDED_HALF for the half operator's
-// (kBoundHalf; EMPRISM_TUNE_BOUNDED_HALF_BLOCK and _OCCUPANCY). Each is __launch_bounds__(block, occupancy) in the
-// platform's unit (gpu.hpp), a register cap, compiled only for the functors of its group (a static member
-// kLaunchBound = kBoundFp32 or kBoundHalf, kernels/wilson_clover.hpp), so it is a candidate of their keys only
-// (variant_available). The nvcc builds' defaults cap sm_90 at 72 registers for fp32 (128/7: 28 warps per SM against
-// 24 at the fp32 kernels' 80 unbounded; 128/5, the default until 2026-11-29, capped at 96 and left them at 80) and at
-// 64 for half (128/8: 32 warps per SM against 28 at the half kernels' 72). CPU backend: its OpenMP loop is the one
-// variant ("host"). Who may include: kernels/backend/{cpu,gpu}.hpp and the code that builds the run's Tuner.
+// (kBoundHalf; EMPRISM_TUNE_BOUNDED_HALF_BLOCK and _OCCUPANCY), EMPRISM_TUNE_BOUNDED_F32D for the fp32/fp64 operator's
+// staged interior kernels (kBoundF32d; EMPRISM_TUNE_BOUNDED_F32D_BLOCK and _OCCUPANCY). Each is
+// __launch_bounds__(block, occupancy) in the platform's unit (gpu.hpp), a register cap, compiled only for the functors
+// of its group (a static member kLaunchBound, kernels/wilson_clover.hpp), so it is a candidate of their keys only
+// (variant_available); no two groups may have the same bound (a cached choice names the bound). The nvcc builds'
+// defaults cap sm_90 at 72 registers for fp32 (128/7: 28 warps per SM against 24 at the fp32 kernels' 80 unbounded;
+// 128/5, the default until 2026-11-29, capped at 96 and left them at 80), at 64 for half (128/8: 32 warps per SM
+// against 28 at the half kernels' 72) and at 128 for fp32/fp64 (128/4: staged oe_clover_f32d takes 130 unbounded, 12
+// warps per SM instead of 16). CPU backend: its OpenMP loop is the one variant ("host"). Who may include:
+// kernels/backend/{cpu,gpu}.hpp and the code that builds the run's Tuner.
 #pragma once
 
 #include <type_traits>
@@ -50,6 +53,10 @@ constexpr BlockList tune_blocks(int mask) {
 #define EMPRISM_TUNE_BOUNDED_HALF_BLOCK 0
 #define EMPRISM_TUNE_BOUNDED_HALF_OCCUPANCY 0
 #endif
+#ifndef EMPRISM_TUNE_BOUNDED_F32D_BLOCK
+#define EMPRISM_TUNE_BOUNDED_F32D_BLOCK 0
+#define EMPRISM_TUNE_BOUNDED_F32D_OCCUPANCY 0
+#endif
 constexpr BlockList kTuneBlockList = tune_blocks(EMPRISM_TUNE_BLOCKS_MASK);
 constexpr const int* kTuneBlocks = kTuneBlockList.block;
 constexpr int kTuneVariants = kTuneBlockList.n;
@@ -67,15 +74,22 @@ struct LaunchBound {
 };
 constexpr LaunchBound kLaunchBounds[kBoundGroups] = {
     {EMPRISM_TUNE_BOUNDED_BLOCK, EMPRISM_TUNE_BOUNDED_OCCUPANCY},
-    {EMPRISM_TUNE_BOUNDED_HALF_BLOCK, EMPRISM_TUNE_BOUNDED_HALF_OCCUPANCY}};
-static_assert(kLaunchBounds[kBoundFp32].block == 0 || kLaunchBounds[kBoundFp32].occupancy > 0,
-              "EMPRISM_TUNE_BOUNDED: an occupancy of at least 1");
-static_assert(kLaunchBounds[kBoundHalf].block == 0 || kLaunchBounds[kBoundHalf].occupancy > 0,
-              "EMPRISM_TUNE_BOUNDED_HALF: an occupancy of at least 1");
-static_assert(kLaunchBounds[kBoundFp32].block == 0 ||
-                  kLaunchBounds[kBoundFp32].block != kLaunchBounds[kBoundHalf].block ||
-                  kLaunchBounds[kBoundFp32].occupancy != kLaunchBounds[kBoundHalf].occupancy,
-              "EMPRISM_TUNE_BOUNDED and EMPRISM_TUNE_BOUNDED_HALF must differ (a cached choice names its bound)");
+    {EMPRISM_TUNE_BOUNDED_HALF_BLOCK, EMPRISM_TUNE_BOUNDED_HALF_OCCUPANCY},
+    {EMPRISM_TUNE_BOUNDED_F32D_BLOCK, EMPRISM_TUNE_BOUNDED_F32D_OCCUPANCY}};
+// Every group's bound has an occupancy of at least 1 (or is none), and no two are the same.
+constexpr bool launch_bounds_valid() {
+  for (int g = 0; g < kBoundGroups; ++g) {
+    if (kLaunchBounds[g].block == 0) continue;
+    if (kLaunchBounds[g].occupancy < 1) return false;
+    for (int k = 0; k < g; ++k)
+      if (kLaunchBounds[k].block == kLaunchBounds[g].block && kLaunchBounds[k].occupancy == kLaunchBounds[g].occupancy)
+        return false;
+  }
+  return true;
+}
+static_assert(launch_bounds_valid(),
+              "EMPRISM_TUNE_BOUNDED, EMPRISM_TUNE_BOUNDED_HALF and EMPRISM_TUNE_BOUNDED_F32D: "
+              "each an occupancy of at least 1, no two the same");
 // The candidate index of group g's variant: after the block sizes and the groups before it that this build has.
 constexpr int bounded_variant_index(int g) {
   int i = kTuneVariants;

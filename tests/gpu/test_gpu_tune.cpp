@@ -2,10 +2,10 @@
 // apply_mdagm runs all four (eo_clover, oe_clover with the fused norm, eo_clover_dag, oe_clover_dag); with each
 // launch variant forced (a tuner loaded with that choice for every key) its output is bitwise the same, in fp32, fp64
 // and every links format and in half and fp32/fp64 with links of 18 and 12 (the launch-bounds variants included: the
-// fp32 and half kernels run their own group's, other kernels fall back to the default); a fresh tuner times the four
-// keys once, and a second tuner reading the first's cache file reuses every choice without timing. The CG's fused
-// residual update (oe_clover_dag_update, which writes its input r) is tuned on a copy: a first use that tunes it leaves
-// r as untuned. Skipped with a message without a GPU.
+// fp32, half and staged fp32/fp64 kernels run their own group's, other kernels fall back to the default); a fresh tuner
+// times the four keys once, and a second tuner reading the first's cache file reuses every choice without timing. The
+// CG's fused residual update (oe_clover_dag_update, which writes its input r) is tuned on a copy: a first use that
+// tunes it leaves r as untuned. Skipped with a message without a GPU.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -93,7 +93,8 @@ void every_variant_same_bits(int rc) {
 // The same for the half and fp32/fp64 operators (keys "eo_clover_half", "eo_clover_f32d", ...; links of 18 and 12):
 // the half one's launch-bounds variant is its own group's (EMPRISM_TUNE_BOUNDED_HALF), the other groups' fall back to
 // the default; the fp32/fp64 interior kernels with links of 12 stage their hops in blocks of up to 128 threads and
-// take apply_hopping in larger ones (kernels/hopping.hpp: apply_staged_hops), so their variants compare the two.
+// take apply_hopping in larger ones (kernels/hopping.hpp: apply_staged_hops), so their variants compare the two, and
+// they have a launch-bounds variant of their own (EMPRISM_TUNE_BOUNDED_F32D), staged under a register cap.
 template <typename P>
 std::vector<unsigned char> sloppy_mdagm_bytes(OperatorSetup<double>& s, Tuner& tuner, const std::vector<Cd>& psi) {
   s.ctx.tuner = &tuner;
