@@ -4,7 +4,10 @@
 # checked by jobs/check_registers.py):
 #   hip         HIP with hipcc for gfx90a (MI250X GCD): -Rpass-analysis=kernel-resource-usage (VGPRs, AGPRs, SGPRs,
 #               scratch, occupancy); the budgets' hip lines
-#   cuda        CUDA with nvcc for sm_90 (H100/H200): -Xptxas -v (registers, spill stores/loads); the cuda lines
+#   cuda        CUDA with nvcc for sm_90 (H100/H200): -Xptxas -v (registers, spill stores/loads); the cuda lines.
+#               The default block only (EMPRISM_TUNE_BLOCKS=256) and the launch-bounds variants: the kernels the
+#               budgets name (for_kernel and for_kernel_sized_bounded); the other block sizes' launch template is
+#               compiled by hip-nvidia's nvcc and hip's hipcc
 #   hip-nvidia  HIP on its NVIDIA platform: the HIP source with nvcc and HIP's own headers, taken from the
 #               libamdhip64-dev package unpacked with dpkg -x into build-hip-nvidia/hip-prefix (as on a GPU machine
 #               without HIP, jobs/device/hip_nvidia.sh), linked against cudart. Device code as PTX for compute_90 only
@@ -75,7 +78,7 @@ if want cuda; then
   echo "check_gpu_builds: CUDA backend, nvcc, sm_90"
   cmake -S "$repo" -B "$repo/build-cuda" -DCMAKE_BUILD_TYPE=Release -DEMPRISM_BACKEND=CUDA \
     -DCMAKE_CUDA_COMPILER="$cuda_home/bin/nvcc" -DCMAKE_CUDA_ARCHITECTURES=90 -DEMPRISM_RESOURCE_REPORT=ON \
-    > "$repo/build-cuda.cmake.log"
+    -DEMPRISM_TUNE_BLOCKS=256 > "$repo/build-cuda.cmake.log"
   build_and_check cuda "$repo/build-cuda"
 fi
 
